@@ -1,0 +1,50 @@
+//! The one interface the simulation driver uses to step a cloth, whichever
+//! backend computes it.
+
+use crate::error::Result;
+use crate::scene::SolverSettings;
+use glam::DVec3;
+
+/// What one time step needs besides the backend's own state.
+pub struct StepInput<'a> {
+    pub dt: f64,
+    pub gravity: DVec3,
+    /// Hard-pinned vertices (sorted) and where each must be at the step's end.
+    pub pinned: &'a [u32],
+    pub targets: &'a [DVec3],
+    pub solver: SolverSettings,
+}
+
+/// What a step reports back.
+#[derive(Clone, Debug, Default)]
+pub struct StepReport {
+    pub cg_iterations: usize,
+    /// Final relative residual of the PCG solve.
+    pub cg_residual: f64,
+    /// Per pinned vertex (same order as `StepInput::pinned`): the force the
+    /// cloth exerts on the handle holding it, N.
+    pub reactions: Vec<DVec3>,
+    /// Wall time of force and Hessian evaluation, and of the solve, ms.
+    pub forces_ms: f64,
+    pub solve_ms: f64,
+}
+
+/// Energies and bend statistics of the current state.
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct Measures {
+    pub kinetic_energy: f64,
+    pub membrane_energy: f64,
+    pub bending_energy: f64,
+    /// Mean and max over hinges of |theta - theta_rest|, radians.
+    pub mean_abs_bend: f64,
+    pub max_abs_bend: f64,
+}
+
+pub trait Backend {
+    fn name(&self) -> &'static str;
+    /// Advances the state by one linearised backward-Euler step.
+    fn step(&mut self, input: &StepInput) -> Result<StepReport>;
+    fn positions(&self) -> Vec<DVec3>;
+    fn velocities(&self) -> Vec<DVec3>;
+    fn measure(&self) -> Measures;
+}

@@ -1,0 +1,67 @@
+//! `crease bench twist`: the paper's Table 1 setting (MODEL.md): the twist
+//! cylinder (r 0.04 m, h 0.11 m, bottom ring fixed, top ring turned at
+//! 180 deg/s), no collisions, 1 ms steps, refined by an integer factor k to
+//! 64k segments x (27k + 1) rings: 1792, 7040, 27904 vertices for k = 1, 2, 4.
+
+use crate::backend::Backend;
+use crate::error::Result;
+use crate::scene::{self, Scene};
+use crate::sim::Simulation;
+
+/// One benchmark measurement.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct BenchRow {
+    pub backend: String,
+    pub vertices: usize,
+    pub faces: usize,
+    pub steps: u64,
+    pub ms_per_step: f64,
+    pub forces_ms: f64,
+    pub solve_ms: f64,
+    /// Everything else: handle targets, reactions, integration.
+    pub other_ms: f64,
+    pub cg_iterations: f64,
+}
+
+/// The refinement factor whose mesh is closest to `vertices`.
+pub fn refinement(vertices: usize) -> usize {
+    ((vertices as f64 / 1792.0).sqrt().round() as usize).max(1)
+}
+
+/// The twist scene at refinement `k`, with extra `--set` overrides.
+pub fn twist_scene(k: usize, overrides: &[String]) -> Result<Scene> {
+    let mut all = vec![
+        format!("cloth.mesh.cylinder.segments={}", 64 * k),
+        format!("cloth.mesh.cylinder.rings={}", 27 * k + 1),
+    ];
+    all.extend_from_slice(overrides);
+    scene::load("twist", &all)
+}
+
+/// Steps `steps` times from the start of the twist and averages.
+pub fn run_twist(scene: Scene, backend: Box<dyn Backend>, steps: u64) -> Result<BenchRow> {
+    let (vertices, faces) = (scene.cloth.vertex_count(), scene.cloth.mesh.faces.len());
+    let mut sim = Simulation::new(scene, backend);
+    let (mut total, mut forces, mut solve, mut cg) = (0.0, 0.0, 0.0, 0usize);
+    let mut done = 0;
+    while done < steps && !sim.done() {
+        let info = sim.step()?;
+        total += info.wall_ms;
+        forces += info.report.forces_ms;
+        solve += info.report.solve_ms;
+        cg += info.report.cg_iterations;
+        done += 1;
+    }
+    let n = done.max(1) as f64;
+    Ok(BenchRow {
+        backend: sim.backend().name().to_string(),
+        vertices,
+        faces,
+        steps: done,
+        ms_per_step: total / n,
+        forces_ms: forces / n,
+        solve_ms: solve / n,
+        other_ms: (total - forces - solve) / n,
+        cg_iterations: cg as f64 / n,
+    })
+}

@@ -1,0 +1,148 @@
+//! The cloth's static data in flat arrays, built once from a mesh and a
+//! material and shared by both backends: rest shapes, lumped masses, hinge
+//! rest angles and stiffness factors, and the topology for gathers.
+
+use crate::error::{Error, Result};
+use crate::mesh::{Topology, TriMesh};
+use crate::model::bending;
+use crate::model::material::Material;
+use crate::model::membrane::MembraneRest;
+use glam::{DVec2, DVec3};
+
+/// Rest data of one hinge.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HingeRest {
+    /// Rest dihedral angle, from the initial geometry (a curved mesh starts
+    /// unstressed).
+    pub theta: f64,
+    /// `s_e = |e_rest|^2 / (A0 + A1)`.
+    pub factor: f64,
+}
+
+#[derive(Clone, Debug)]
+pub struct Cloth {
+    pub mesh: TriMesh,
+    pub topology: Topology,
+    pub material: Material,
+    /// Stiffness-proportional damping coefficient alpha, seconds.
+    pub damping: f64,
+    pub face_rest: Vec<MembraneRest>,
+    pub hinge_rest: Vec<HingeRest>,
+    /// Lumped vertex masses `rho * sum(A_f) / 3`.
+    pub mass: Vec<f64>,
+}
+
+impl Cloth {
+    /// Builds the rest state. Faces without material coordinates take their
+    /// own rest shape with the u (warp) axis along `warp` projected into the
+    /// face plane.
+    pub fn new(mesh: TriMesh, material: Material, damping: f64, warp: DVec3) -> Result<Cloth> {
+        let topology = Topology::build(&mesh)?;
+        let mut face_rest = Vec::with_capacity(mesh.faces.len());
+        for (f, face) in mesh.faces.iter().enumerate() {
+            let uv = match &mesh.uv {
+                Some(uv) => uv[f],
+                None => own_rest_shape(face.map(|v| mesh.positions[v as usize]), warp),
+            };
+            let rest = MembraneRest::new(uv).ok_or_else(|| {
+                Error::mesh(
+                    &mesh.name,
+                    format!("face {f} {face:?} has (near) zero rest area: remove or repair the degenerate triangle"),
+                )
+            })?;
+            face_rest.push(rest);
+        }
+        let hinge_rest = topology
+            .hinges
+            .iter()
+            .map(|h| {
+                let x = h.v.map(|v| mesh.positions[v as usize]);
+                let (fa, fb) = (h.faces[0] as usize, h.faces[1] as usize);
+                // The edge x0 -> x1 is some edge k of face A; take its rest length there.
+                let k = (0..3).find(|&k| mesh.faces[fa][k] == h.v[0]).unwrap_or(0);
+                let len = face_rest[fa].edge_len[k];
+                HingeRest {
+                    theta: bending::dihedral(x),
+                    factor: bending::stiffness_factor(len, face_rest[fa].area, face_rest[fb].area),
+                }
+            })
+            .collect();
+        let mut mass = vec![0.0; mesh.positions.len()];
+        for (face, rest) in mesh.faces.iter().zip(&face_rest) {
+            for &v in face {
+                mass[v as usize] += material.density * rest.area / 3.0;
+            }
+        }
+        Ok(Cloth {
+            mesh,
+            topology,
+            material,
+            damping,
+            face_rest,
+            hinge_rest,
+            mass,
+        })
+    }
+
+    pub fn vertex_count(&self) -> usize {
+        self.mesh.positions.len()
+    }
+
+    /// Length of the initial bounding-box diagonal, the cloth's size scale.
+    pub fn diagonal(&self) -> f64 {
+        let (lo, hi) = self.mesh.bounds();
+        (hi - lo).length()
+    }
+}
+
+/// Material coordinates of a triangle laid flat in its own plane, u along the
+/// projection of `warp` (or the first edge where warp is normal to the face).
+fn own_rest_shape(x: [DVec3; 3], warp: DVec3) -> [DVec2; 3] {
+    let n = (x[1] - x[0]).cross(x[2] - x[0]).normalize_or_zero();
+    let mut u = (warp - n * warp.dot(n)).normalize_or_zero();
+    if u == DVec3::ZERO {
+        u = (x[1] - x[0]).normalize_or_zero();
+    }
+    let v = n.cross(u);
+    x.map(|p| DVec2::new((p - x[0]).dot(u), (p - x[0]).dot(v)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mesh::{Pattern, grid};
+    use crate::model::material::preset;
+
+    #[test]
+    fn masses_sum_to_density_times_area() {
+        let mesh = grid(0.5, 0.2, 5, 4, Pattern::Alternating, DVec3::ZERO, (DVec3::X, DVec3::Y));
+        let m = preset("cotton").unwrap();
+        let cloth = Cloth::new(mesh, m, 0.0, DVec3::X).unwrap();
+        let total: f64 = cloth.mass.iter().sum();
+        assert!((total - 0.06 * 0.1).abs() < 1e-15);
+        assert!(cloth.hinge_rest.iter().all(|h| h.theta == 0.0 && h.factor > 0.0));
+    }
+
+    #[test]
+    fn own_rest_shape_matches_the_triangle() {
+        let x = [DVec3::ZERO, DVec3::new(0.1, 0.0, 0.05), DVec3::new(0.0, 0.1, 0.02)];
+        let uv = own_rest_shape(x, DVec3::X);
+        for k in 0..3 {
+            let l3 = (x[(k + 1) % 3] - x[k]).length();
+            let l2 = (uv[(k + 1) % 3] - uv[k]).length();
+            assert!((l3 - l2).abs() < 1e-15);
+        }
+        // Warp along x projects onto the u axis.
+        assert!(uv[1].x > 0.0 && uv[1].y.abs() < 1e-15);
+    }
+
+    #[test]
+    fn degenerate_face_is_named() {
+        let mut mesh = grid(0.5, 0.2, 2, 1, Pattern::Regular, DVec3::ZERO, (DVec3::X, DVec3::Y));
+        mesh.uv = None;
+        // Face 0 is (0, 1, 4): put vertex 4 on the segment 0-1.
+        mesh.positions[4] = (mesh.positions[0] + mesh.positions[1]) * 0.5;
+        let e = Cloth::new(mesh, preset("cotton").unwrap(), 0.0, DVec3::X).unwrap_err().to_string();
+        assert!(e.contains("face 0") && e.contains("zero rest area"), "{e}");
+    }
+}

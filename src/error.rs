@@ -1,0 +1,59 @@
+//! The library's one error type. Every message names the file, field or element
+//! at fault and, where there is one, what to do about it.
+
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A scene file that cannot be read, parsed or validated.
+    #[error("scene {file}: {field}: {message}")]
+    Scene {
+        file: String,
+        field: String,
+        message: String,
+    },
+    /// A mesh that cannot be used for simulation.
+    #[error("mesh {source_name}: {message}")]
+    Mesh {
+        source_name: String,
+        message: String,
+    },
+    /// A simulation step that produced non-finite values or could not proceed.
+    #[error("simulation: {0}")]
+    Step(String),
+    /// A command-line argument with a bad value.
+    #[error("argument {arg}: {message}")]
+    Argument { arg: String, message: String },
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+pub type Result<T> = std::result::Result<T, Error>;
+
+impl Error {
+    pub fn scene(file: impl Into<String>, field: impl Into<String>, message: impl Into<String>) -> Self {
+        Error::Scene {
+            file: file.into(),
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+
+    pub fn mesh(source_name: impl Into<String>, message: impl Into<String>) -> Self {
+        Error::Mesh {
+            source_name: source_name.into(),
+            message: message.into(),
+        }
+    }
+
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}

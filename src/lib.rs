@@ -1,0 +1,20 @@
+//! crease: a cloth simulator whose wrinkles remember.
+//!
+//! The library parses scenes ([`scene`]), builds meshes ([`mesh`]) and the
+//! cloth's rest data ([`cloth`]), evaluates the constitutive model
+//! ([`model`]) on a backend ([`backend`], [`cpu`]), drives the timeline
+//! ([`sim`]) and writes results ([`output`]). It never prints; the `crease`
+//! binary does.
+
+pub mod backend;
+pub mod bench;
+pub mod cloth;
+pub mod cpu;
+pub mod error;
+pub mod mesh;
+pub mod model;
+pub mod output;
+pub mod scene;
+pub mod sim;
+
+pub use error::{Error, Result};

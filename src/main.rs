@@ -1,0 +1,260 @@
+//! The `crease` command line. All printing happens here; the library
+//! returns values and errors.
+
+use anyhow::{Context, Result, bail};
+use clap::{Parser, Subcommand, ValueEnum};
+use crease::backend::Backend;
+use crease::cpu::CpuBackend;
+use crease::output::{self, Progress, RunOptions};
+use crease::scene::{self, Action, Scene};
+use crease::sim::Simulation;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+#[derive(Parser)]
+#[command(name = "crease", version, about = "A cloth simulator whose wrinkles remember")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum BackendChoice {
+    /// The f64 CPU reference (rayon).
+    Cpu,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a scene (built-in name or JSON path; default: the twist) and write
+    /// frames, metrics.csv and summary.json.
+    Run {
+        scene: Option<String>,
+        /// Output folder (default: out/<scene name>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        #[arg(long, value_enum, default_value = "cpu")]
+        backend: BackendChoice,
+        /// Stop at this simulated time, seconds.
+        #[arg(long)]
+        until: Option<f64>,
+        /// Override a scene field: PATH=VALUE (repeatable).
+        #[arg(long = "set", value_name = "PATH=VALUE")]
+        set: Vec<String>,
+        /// No progress bar.
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Parse and validate a scene, print it resolved, and exit.
+    Check {
+        scene: String,
+        #[arg(long = "set", value_name = "PATH=VALUE")]
+        set: Vec<String>,
+    },
+    /// List the built-in scenes.
+    Scenes,
+    /// Benchmark a standard setting.
+    Bench {
+        #[command(subcommand)]
+        which: BenchKind,
+    },
+}
+
+#[derive(Subcommand)]
+enum BenchKind {
+    /// The paper's Table 1 twist (1 ms steps, no collisions).
+    Twist {
+        /// Target vertex counts, comma-separated (each rounded to the
+        /// nearest 64k x (27k+1) cylinder).
+        #[arg(long, value_delimiter = ',', default_value = "2000,7000,27000")]
+        vertices: Vec<usize>,
+        /// Steps to time per size.
+        #[arg(long, default_value_t = 20)]
+        steps: u64,
+        /// Also write the rows as JSON here.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        #[arg(long, value_enum, default_value = "cpu")]
+        backend: BackendChoice,
+        /// Override a scene field of the twist: PATH=VALUE (repeatable).
+        #[arg(long = "set", value_name = "PATH=VALUE")]
+        set: Vec<String>,
+    },
+}
+
+fn make_backend(choice: BackendChoice, scene: &Scene) -> Box<dyn Backend> {
+    match choice {
+        BackendChoice::Cpu => Box::new(CpuBackend::new(Arc::clone(&scene.cloth))),
+    }
+}
+
+fn main() -> ExitCode {
+    match real_main() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn real_main() -> Result<()> {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Run {
+            scene,
+            out,
+            backend,
+            until,
+            set,
+            quiet,
+        } => {
+            let name = scene.as_deref().unwrap_or(scene::DEFAULT_SCENE);
+            let scene = scene::load(name, &set)?;
+            if let Some(t) = until {
+                if !(t.is_finite() && t > 0.0) {
+                    bail!("argument --until: must be a positive number of seconds, got {t}");
+                }
+            }
+            let out_dir = out.unwrap_or_else(|| PathBuf::from("out").join(&scene.name));
+            let backend = make_backend(backend, &scene);
+            let mut sim = Simulation::new(scene, backend);
+            let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
+                let bar = ProgressBar::new(1000);
+                bar.set_style(
+                    ProgressStyle::with_template("{bar:30} {msg} [{elapsed} < {eta}]")
+                        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+                );
+                bar
+            });
+            let started = std::time::Instant::now();
+            let summary = output::run(&mut sim, &RunOptions { out_dir: out_dir.clone(), until }, &mut |p: &Progress| {
+                if let Some(bar) = &bar {
+                    bar.set_position((1000.0 * p.time / p.end_time) as u64);
+                    let rate = p.steps as f64 / started.elapsed().as_secs_f64().max(1e-9);
+                    bar.set_message(format!("{} t={:.3}/{:.3}s {:.1} steps/s", p.phase, p.time, p.end_time, rate));
+                }
+            })?;
+            if let Some(bar) = bar {
+                bar.finish_and_clear();
+            }
+            if !quiet {
+                println!(
+                    "{}: {} steps, {} frames in {:.1}s ({:.2} ms/step, {:.1} CG iterations/step) -> {}",
+                    summary["scene"].as_str().unwrap_or(""),
+                    summary["steps"],
+                    summary["frames"],
+                    summary["wall_seconds"].as_f64().unwrap_or(0.0),
+                    summary["ms_per_step"].as_f64().unwrap_or(0.0),
+                    summary["cg_iterations_mean"].as_f64().unwrap_or(0.0),
+                    out_dir.display()
+                );
+            }
+        }
+        Command::Check { scene, set } => {
+            let s = scene::load(&scene, &set)?;
+            print_scene(&s);
+        }
+        Command::Scenes => {
+            for (name, text) in scene::BUILTIN {
+                println!("{name:10} {}", scene::builtin_description(text));
+            }
+        }
+        Command::Bench { which } => match which {
+            BenchKind::Twist {
+                vertices,
+                steps,
+                json,
+                backend,
+                set,
+            } => {
+                if steps == 0 {
+                    bail!("argument --steps: must be at least 1");
+                }
+                let mut rows = Vec::new();
+                println!(
+                    "{:>8} {:>8} {:>7} {:>11} {:>10} {:>10} {:>9} {:>8}",
+                    "backend", "vertices", "steps", "ms/step", "forces_ms", "solve_ms", "other_ms", "cg_iter"
+                );
+                for target in vertices {
+                    let scene = crease::bench::twist_scene(crease::bench::refinement(target), &set)?;
+                    let b = make_backend(backend, &scene);
+                    let row = crease::bench::run_twist(scene, b, steps)?;
+                    println!(
+                        "{:>8} {:>8} {:>7} {:>11.2} {:>10.2} {:>10.2} {:>9.2} {:>8.1}",
+                        row.backend,
+                        row.vertices,
+                        row.steps,
+                        row.ms_per_step,
+                        row.forces_ms,
+                        row.solve_ms,
+                        row.other_ms,
+                        row.cg_iterations
+                    );
+                    rows.push(row);
+                }
+                if let Some(path) = json {
+                    let v = serde_json::json!({ "backend": rows.first().map(|r| r.backend.clone()), "rows": rows });
+                    output::write_atomic(&path, serde_json::to_string_pretty(&v)?.as_bytes())
+                        .with_context(|| format!("writing {}", path.display()))?;
+                }
+            }
+        },
+    }
+    Ok(())
+}
+
+fn print_scene(s: &Scene) {
+    let c = &s.cloth;
+    println!("scene {} ({})", s.name, s.source);
+    if !s.description.is_empty() {
+        println!("  {}", s.description);
+    }
+    println!("  dt {} s, gravity {:?}, solver tolerance {} max {} iterations", s.dt, s.gravity.to_array(), s.solver.tolerance, s.solver.max_iterations);
+    println!(
+        "  mesh {}: {} vertices, {} faces, {} hinges, {} boundary edges",
+        c.mesh.name,
+        c.vertex_count(),
+        c.mesh.faces.len(),
+        c.topology.hinges.len(),
+        c.topology.boundary_edges.len()
+    );
+    let m = &c.material;
+    println!(
+        "  material: density {} kg/m^2, bending {} N m, stretching k11 {} k12 {} k22 {} k33 {} N/m; damping {} s",
+        m.density, m.bending, m.stretching.k11, m.stretching.k12, m.stretching.k22, m.stretching.k33, c.damping
+    );
+    for h in &s.handles {
+        let axis = h
+            .torque_axis
+            .map(|a| format!(", torque about {:?} through {:?}", a.direction.to_array(), a.point.to_array()))
+            .unwrap_or_default();
+        println!("  handle {}: {} vertices{axis}", h.name, h.vertices.len());
+    }
+    for p in &s.phases {
+        let actions: Vec<String> = s
+            .handles
+            .iter()
+            .zip(&p.actions)
+            .filter_map(|(h, a)| {
+                a.as_ref().map(|a| match a {
+                    Action::Hold => format!("{} hold", h.name),
+                    Action::Release => format!("{} release", h.name),
+                    Action::Move(m) => format!("{} move {:?}", h.name, m),
+                })
+            })
+            .collect();
+        println!(
+            "  phase {}: {} steps ({} s), material time {} s{}",
+            p.name,
+            p.steps,
+            p.steps as f64 * s.dt,
+            p.material_time,
+            if actions.is_empty() { String::new() } else { format!("; {}", actions.join(", ")) }
+        );
+    }
+    println!("  output every {} s ({} steps)", s.frame_interval, s.frame_steps());
+}

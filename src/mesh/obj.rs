@@ -1,0 +1,156 @@
+//! Wavefront OBJ: reads positions, faces (polygons are fan-triangulated) and
+//! `vt` material coordinates; writes positions, faces and, when the mesh has
+//! them, per-corner `vt`.
+
+use super::TriMesh;
+use crate::error::{Error, Result};
+use glam::{DVec2, DVec3};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// Reads an OBJ file. `uv_scale` converts `vt` units to metres.
+pub fn read_obj(path: &Path, uv_scale: f64) -> Result<TriMesh> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    parse_obj(&text, &path.display().to_string(), uv_scale)
+}
+
+fn parse_obj(text: &str, name: &str, uv_scale: f64) -> Result<TriMesh> {
+    let bad = |line: usize, msg: String| Error::mesh(name, format!("line {line}: {msg}"));
+    let mut positions = Vec::new();
+    let mut texcoords = Vec::new();
+    let mut faces = Vec::new();
+    let mut face_uv: Vec<Option<[DVec2; 3]>> = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let mut it = raw.split_whitespace();
+        let Some(tag) = it.next() else { continue };
+        let numbers = |it: std::str::SplitWhitespace, want: usize| -> Result<Vec<f64>> {
+            let vals: Vec<f64> = it
+                .take(want)
+                .map(|s| s.parse::<f64>().map_err(|_| bad(line, format!("`{s}` is not a number"))))
+                .collect::<Result<_>>()?;
+            if vals.len() < want || vals.iter().any(|v| !v.is_finite()) {
+                return Err(bad(line, format!("expected {want} finite numbers after `{tag}`")));
+            }
+            Ok(vals)
+        };
+        match tag {
+            "v" => {
+                let p = numbers(it, 3)?;
+                positions.push(DVec3::new(p[0], p[1], p[2]));
+            }
+            "vt" => {
+                let t = numbers(it, 2)?;
+                texcoords.push(DVec2::new(t[0], t[1]) * uv_scale);
+            }
+            "f" => {
+                let mut corners = Vec::new();
+                for tok in it {
+                    let mut parts = tok.split('/');
+                    let resolve = |s: Option<&str>, count: usize, what: &str| -> Result<Option<usize>> {
+                        match s {
+                            None | Some("") => Ok(None),
+                            Some(s) => {
+                                let k: i64 =
+                                    s.parse().map_err(|_| bad(line, format!("bad {what} index `{s}`")))?;
+                                let idx = if k < 0 { count as i64 + k } else { k - 1 };
+                                if idx < 0 || idx as usize >= count {
+                                    return Err(bad(line, format!("{what} index {k} is out of range (have {count})")));
+                                }
+                                Ok(Some(idx as usize))
+                            }
+                        }
+                    };
+                    let v = resolve(parts.next(), positions.len(), "vertex")?
+                        .ok_or_else(|| bad(line, "face corner without a vertex index".into()))?;
+                    let t = resolve(parts.next(), texcoords.len(), "texture")?;
+                    corners.push((v, t));
+                }
+                if corners.len() < 3 {
+                    return Err(bad(line, "a face needs at least 3 corners".into()));
+                }
+                for k in 1..corners.len() - 1 {
+                    let tri = [corners[0], corners[k], corners[k + 1]];
+                    faces.push(tri.map(|c| c.0 as u32));
+                    face_uv.push(match tri.map(|c| c.1) {
+                        [Some(a), Some(b), Some(c)] => Some([texcoords[a], texcoords[b], texcoords[c]]),
+                        _ => None,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    let with_uv = face_uv.iter().filter(|u| u.is_some()).count();
+    let uv = if with_uv == 0 {
+        None
+    } else if with_uv == face_uv.len() {
+        Some(face_uv.into_iter().map(|u| u.unwrap_or_default()).collect())
+    } else {
+        let first = face_uv.iter().position(|u| u.is_none()).unwrap_or(0);
+        return Err(Error::mesh(
+            name,
+            format!("some faces have texture coordinates and some do not (face {first} has none): give every face `vt` or none"),
+        ));
+    };
+    Ok(TriMesh {
+        name: name.to_string(),
+        positions,
+        faces,
+        uv,
+        named_sets: BTreeMap::new(),
+    })
+}
+
+/// Formats a mesh with the given positions as OBJ text. Numbers use Rust's
+/// shortest round-trip formatting, so the same state gives the same bytes.
+pub fn write_obj(mesh: &TriMesh, positions: &[DVec3]) -> String {
+    let mut s = String::with_capacity(positions.len() * 40 + mesh.faces.len() * 30);
+    for p in positions {
+        let _ = writeln!(s, "v {} {} {}", p.x, p.y, p.z);
+    }
+    match &mesh.uv {
+        Some(uv) => {
+            for c in uv.iter().flatten() {
+                let _ = writeln!(s, "vt {} {}", c.x, c.y);
+            }
+            for (i, f) in mesh.faces.iter().enumerate() {
+                let t = 3 * i + 1;
+                let _ = writeln!(s, "f {}/{} {}/{} {}/{}", f[0] + 1, t, f[1] + 1, t + 1, f[2] + 1, t + 2);
+            }
+        }
+        None => {
+            for f in &mesh.faces {
+                let _ = writeln!(s, "f {} {} {}", f[0] + 1, f[1] + 1, f[2] + 1);
+            }
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mesh::{Pattern, grid};
+
+    #[test]
+    fn round_trip_keeps_positions_faces_and_uv() {
+        let m = grid(0.3, 0.2, 3, 2, Pattern::Alternating, DVec3::ZERO, (DVec3::X, DVec3::Z));
+        let text = write_obj(&m, &m.positions);
+        let back = parse_obj(&text, "mem", 1.0).unwrap();
+        assert_eq!(back.positions, m.positions);
+        assert_eq!(back.faces, m.faces);
+        assert_eq!(back.uv, m.uv);
+    }
+
+    #[test]
+    fn quads_are_triangulated_and_errors_name_the_line() {
+        let m = parse_obj("v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3 4\n", "q", 1.0).unwrap();
+        assert_eq!(m.faces, vec![[0, 1, 2], [0, 2, 3]]);
+        let e = parse_obj("v 0 0 0\nv 1 0 0\nf 1 2 7\n", "q.obj", 1.0).unwrap_err().to_string();
+        assert!(e.contains("q.obj") && e.contains("line 3") && e.contains("out of range"), "{e}");
+        let e = parse_obj("v 0 0 nan\n", "q.obj", 1.0).unwrap_err().to_string();
+        assert!(e.contains("line 1"), "{e}");
+    }
+}

@@ -1,0 +1,184 @@
+//! Running a simulation to disk: OBJ frames, `metrics.csv` (one row per
+//! output frame) and `summary.json`, all written atomically.
+
+mod atomic;
+
+pub use atomic::write_atomic;
+
+use crate::error::{Error, Result};
+use crate::mesh::write_obj;
+use crate::sim::{Reaction, Simulation};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// One row of `metrics.csv`.
+#[derive(Clone, Debug)]
+pub struct MetricsRow {
+    pub time: f64,
+    pub phase: String,
+    pub measures: crate::backend::Measures,
+    /// Mean PCG iterations over the steps since the previous frame.
+    pub cg_iterations: f64,
+    /// Relative residual of the last step's solve.
+    pub cg_residual: f64,
+    /// Mean wall time per step since the previous frame, ms.
+    pub ms_per_step: f64,
+    /// Per handle: reaction force magnitude (N) and torque (N m).
+    pub reactions: Vec<Reaction>,
+}
+
+impl MetricsRow {
+    /// Column names; handle columns are `force_<handle>` and `torque_<handle>`.
+    pub fn header(handles: &[String]) -> String {
+        let mut h = String::from(
+            "time,phase,kinetic_energy,membrane_energy,bending_energy,mean_abs_bend,max_abs_bend,cg_iterations,cg_residual,ms_per_step",
+        );
+        for name in handles {
+            h.push_str(&format!(",force_{name},torque_{name}"));
+        }
+        h
+    }
+
+    pub fn csv(&self) -> String {
+        let m = &self.measures;
+        let mut s = format!(
+            "{},{},{:e},{:e},{:e},{:e},{:e},{},{:e},{:.3}",
+            self.time,
+            self.phase,
+            m.kinetic_energy,
+            m.membrane_energy,
+            m.bending_energy,
+            m.mean_abs_bend,
+            m.max_abs_bend,
+            self.cg_iterations,
+            self.cg_residual,
+            self.ms_per_step
+        );
+        for r in &self.reactions {
+            s.push_str(&format!(",{:e},{:e}", r.force.length(), r.torque));
+        }
+        s
+    }
+
+    /// The row as a JSON object (summary's `final`).
+    pub fn json(&self, handles: &[String]) -> Value {
+        let mut v = json!({
+            "time": self.time,
+            "phase": self.phase,
+            "kinetic_energy": self.measures.kinetic_energy,
+            "membrane_energy": self.measures.membrane_energy,
+            "bending_energy": self.measures.bending_energy,
+            "mean_abs_bend": self.measures.mean_abs_bend,
+            "max_abs_bend": self.measures.max_abs_bend,
+            "cg_iterations": self.cg_iterations,
+            "cg_residual": self.cg_residual,
+            "ms_per_step": self.ms_per_step,
+        });
+        for (name, r) in handles.iter().zip(&self.reactions) {
+            v[format!("force_{name}")] = json!(r.force.length());
+            v[format!("torque_{name}")] = json!(r.torque);
+        }
+        v
+    }
+}
+
+/// Progress as a run goes, for a progress bar.
+pub struct Progress<'a> {
+    pub phase: &'a str,
+    pub time: f64,
+    pub end_time: f64,
+    pub steps: u64,
+}
+
+/// Where to write and how far to go.
+pub struct RunOptions {
+    pub out_dir: PathBuf,
+    /// Stop at this simulated time instead of the timeline's end.
+    pub until: Option<f64>,
+}
+
+/// Runs `sim` to the end of its timeline (or `until`), writing
+/// `out_dir/frames/NNNNN.obj` (frame 0 = initial state), `metrics.csv` and
+/// `summary.json`. Returns the summary.
+pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Progress)) -> Result<Value> {
+    let frames = opts.out_dir.join("frames");
+    std::fs::create_dir_all(&frames).map_err(|e| Error::io(&frames, e))?;
+    let handles: Vec<String> = sim.scene.handles.iter().map(|h| h.name.clone()).collect();
+    let frame_steps = sim.scene.frame_steps();
+    let dt = sim.scene.dt;
+    let total_steps = match opts.until {
+        Some(t) => ((t / dt).round() as u64).min(sim.scene.total_steps()),
+        None => sim.scene.total_steps(),
+    };
+    let end_time = total_steps as f64 * dt;
+    let started = Instant::now();
+    let mut csv = MetricsRow::header(&handles) + "\n";
+    let mut frame = 0usize;
+    let mut acc = (0usize, 0.0f64, 0u64);
+    let mut total_cg = 0usize;
+    let mut stepping_ms = 0.0;
+    let mut reactions = vec![Reaction::default(); handles.len()];
+    let write_frame = |sim: &Simulation, row: &MetricsRow, frame: usize, csv: &mut String| -> Result<()> {
+        write_atomic(&frame_path(&opts.out_dir, frame), write_obj(&sim.scene.cloth.mesh, &sim.backend().positions()).as_bytes())?;
+        csv.push_str(&row.csv());
+        csv.push('\n');
+        write_atomic(&opts.out_dir.join("metrics.csv"), csv.as_bytes())
+    };
+    let row_now = |sim: &Simulation, acc: (usize, f64, u64), residual: f64, reactions: &[Reaction]| MetricsRow {
+        time: sim.time(),
+        phase: sim.phase_name().to_string(),
+        measures: sim.backend().measure(),
+        cg_iterations: if acc.2 > 0 { acc.0 as f64 / acc.2 as f64 } else { 0.0 },
+        cg_residual: residual,
+        ms_per_step: if acc.2 > 0 { acc.1 / acc.2 as f64 } else { 0.0 },
+        reactions: reactions.to_vec(),
+    };
+    let mut row = row_now(sim, acc, 0.0, &reactions);
+    write_frame(sim, &row, frame, &mut csv)?;
+    while !sim.done() && sim.steps() < total_steps {
+        let info = sim.step()?;
+        acc = (acc.0 + info.report.cg_iterations, acc.1 + info.wall_ms, acc.2 + 1);
+        total_cg += info.report.cg_iterations;
+        stepping_ms += info.wall_ms;
+        reactions = info.reactions;
+        if sim.steps() % frame_steps == 0 || sim.steps() == total_steps || sim.done() {
+            frame += 1;
+            row = row_now(sim, acc, info.report.cg_residual, &reactions);
+            write_frame(sim, &row, frame, &mut csv)?;
+            acc = (0, 0.0, 0);
+        }
+        progress(&Progress {
+            phase: sim.phase_name(),
+            time: sim.time(),
+            end_time,
+            steps: sim.steps(),
+        });
+    }
+    let steps = sim.steps();
+    let summary = json!({
+        "scene": sim.scene.name,
+        "source": sim.scene.source,
+        "backend": sim.backend().name(),
+        "vertices": sim.scene.cloth.vertex_count(),
+        "faces": sim.scene.cloth.mesh.faces.len(),
+        "hinges": sim.scene.cloth.topology.hinges.len(),
+        "dt": dt,
+        "steps": steps,
+        "frames": frame + 1,
+        "sim_time": sim.time(),
+        "material_time": sim.material_time(),
+        "wall_seconds": started.elapsed().as_secs_f64(),
+        "ms_per_step": if steps > 0 { stepping_ms / steps as f64 } else { 0.0 },
+        "cg_iterations_mean": if steps > 0 { total_cg as f64 / steps as f64 } else { 0.0 },
+        "final": row.json(&handles),
+    });
+    let text = serde_json::to_string_pretty(&summary).map_err(|e| Error::Step(format!("summary: {e}")))?;
+    write_atomic(&opts.out_dir.join("summary.json"), text.as_bytes())?;
+    Ok(summary)
+}
+
+/// The path of output frame `k` under `out_dir`.
+pub fn frame_path(out_dir: &Path, k: usize) -> PathBuf {
+    out_dir.join("frames").join(format!("{k:05}.obj"))
+}

@@ -1,0 +1,339 @@
+//! Validation of a parsed scene file and construction of the resolved
+//! [`Scene`]: defaults filled, mesh built, handles selected, phases counted in
+//! steps. Every error names the scene, the field and what to do.
+
+use super::schema::{Action, MaterialSpec, MeshSpec, Plane, SceneFile, Selector, SolverSettings};
+use crate::cloth::Cloth;
+use crate::error::{Error, Result};
+use crate::mesh::{self, TriMesh};
+use crate::model::material::{self, Material};
+use glam::DVec3;
+use std::path::Path;
+
+/// A line in space.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Axis {
+    pub point: DVec3,
+    /// Unit direction.
+    pub direction: DVec3,
+}
+
+#[derive(Clone, Debug)]
+pub struct Handle {
+    pub name: String,
+    /// Selected vertices, sorted, unique.
+    pub vertices: Vec<u32>,
+    /// Axis for the reported reaction torque, if any.
+    pub torque_axis: Option<Axis>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Phase {
+    pub name: String,
+    /// Number of time steps (duration / dt, rounded, at least 1).
+    pub steps: u64,
+    /// Material seconds the phase stands for (its duration unless a
+    /// `material_time` is given).
+    pub material_time: f64,
+    /// Per handle (same order as `Scene::handles`): the action, or `None` to
+    /// keep the handle's state.
+    pub actions: Vec<Option<Action>>,
+}
+
+/// A validated scene, ready to simulate.
+#[derive(Clone, Debug)]
+pub struct Scene {
+    /// Short name (built-in name or file stem).
+    pub name: String,
+    /// Where it came from, for messages.
+    pub source: String,
+    pub description: String,
+    pub dt: f64,
+    pub gravity: DVec3,
+    pub solver: SolverSettings,
+    pub cloth: std::sync::Arc<Cloth>,
+    pub handles: Vec<Handle>,
+    pub phases: Vec<Phase>,
+    pub frame_interval: f64,
+}
+
+impl Scene {
+    /// Total steps of the timeline.
+    pub fn total_steps(&self) -> u64 {
+        self.phases.iter().map(|p| p.steps).sum()
+    }
+
+    /// Steps between output frames (at least 1).
+    pub fn frame_steps(&self) -> u64 {
+        ((self.frame_interval / self.dt).round() as u64).max(1)
+    }
+}
+
+fn vec3(a: [f64; 3]) -> DVec3 {
+    DVec3::from_array(a)
+}
+
+pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Result<Scene> {
+    let err = |field: &str, msg: String| Error::scene(label, field, msg);
+    let positive = |field: &str, v: f64, unit: &str| -> Result<()> {
+        if v.is_finite() && v > 0.0 {
+            Ok(())
+        } else {
+            Err(err(field, format!("must be a positive number{unit}, got {v}")))
+        }
+    };
+    let finite3 = |field: &str, v: [f64; 3]| -> Result<DVec3> {
+        if v.iter().all(|c| c.is_finite()) {
+            Ok(vec3(v))
+        } else {
+            Err(err(field, format!("must be three finite numbers, got {v:?}")))
+        }
+    };
+    positive("dt", f.dt, " of seconds")?;
+    let gravity = finite3("gravity", f.gravity)?;
+    let tol = f.solver.tolerance;
+    if !(tol.is_finite() && tol > 0.0 && tol < 1.0) {
+        return Err(err("solver.tolerance", format!("must be in (0, 1), got {tol}")));
+    }
+    if f.solver.max_iterations == 0 {
+        return Err(err("solver.max_iterations", "must be at least 1".into()));
+    }
+    positive("output.frame_interval", f.output.frame_interval, " of seconds")?;
+
+    let mesh = build_mesh(label, &f.cloth.mesh, base)?;
+    let material = resolve_material(label, &f.cloth.material)?;
+    let damping = f.cloth.damping;
+    if !(damping.is_finite() && damping >= 0.0) {
+        return Err(err("cloth.damping", format!("must be a non-negative number of seconds, got {damping}")));
+    }
+    let warp = finite3("cloth.warp", f.cloth.warp)?;
+    if warp.length() == 0.0 {
+        return Err(err("cloth.warp", "must not be the zero vector".into()));
+    }
+    let cloth = Cloth::new(mesh, material, damping, warp.normalize())?;
+
+    let mut handles = Vec::new();
+    for (hname, spec) in &f.handles {
+        let field = format!("handles.{hname}.select");
+        let vertices = select(&cloth.mesh, &spec.select).map_err(|m| err(&field, m))?;
+        if vertices.is_empty() {
+            return Err(err(&field, "selects no vertex: widen the box or check the indices".into()));
+        }
+        if let Some(other) = handles.iter().find(|h: &&Handle| h.vertices.iter().any(|v| vertices.binary_search(v).is_ok())) {
+            return Err(err(&field, format!("selects vertices that handle `{}` also selects; handles must not overlap", other.name)));
+        }
+        let torque_axis = match spec.torque_axis {
+            Some(a) => Some(axis(label, &format!("handles.{hname}.torque_axis"), a.point, a.direction)?),
+            None => None,
+        };
+        handles.push(Handle {
+            name: hname.clone(),
+            vertices,
+            torque_axis,
+        });
+    }
+
+    if f.timeline.is_empty() {
+        return Err(err("timeline", "needs at least one phase".into()));
+    }
+    let mut phases: Vec<Phase> = Vec::new();
+    for (i, p) in f.timeline.iter().enumerate() {
+        let field = |k: &str| format!("timeline[{i}] ({}).{k}", p.name);
+        if p.name.is_empty() || phases.iter().any(|q| q.name == p.name) {
+            return Err(err(&format!("timeline[{i}].name"), format!("phase names must be unique and non-empty, got `{}`", p.name)));
+        }
+        positive(&field("duration"), p.duration, " of seconds")?;
+        if !(p.material_time.is_finite() && p.material_time >= 0.0) {
+            return Err(err(&field("material_time"), format!("must be a non-negative number of seconds, got {}", p.material_time)));
+        }
+        let mut actions = vec![None; handles.len()];
+        for (hname, action) in &p.handles {
+            let k = handles.iter().position(|h| &h.name == hname).ok_or_else(|| {
+                let known: Vec<&str> = handles.iter().map(|h| h.name.as_str()).collect();
+                err(&field(&format!("handles.{hname}")), format!("no handle named `{hname}` (handles: {})", known.join(", ")))
+            })?;
+            if let Action::Move(m) = action {
+                let hf = field(&format!("handles.{hname}"));
+                if let Some(t) = m.translate {
+                    finite3(&format!("{hf}.translate"), t)?;
+                }
+                if let Some(r) = m.rotate {
+                    let ax = axis(label, &format!("{hf}.rotate"), r.point, r.axis)?;
+                    if !r.angle.is_finite() {
+                        return Err(err(&format!("{hf}.rotate.angle"), format!("must be a finite number of radians, got {}", r.angle)));
+                    }
+                    if handles[k].torque_axis.is_none() {
+                        handles[k].torque_axis = Some(ax);
+                    }
+                }
+            }
+            actions[k] = Some(action.clone());
+        }
+        phases.push(Phase {
+            name: p.name.clone(),
+            steps: ((p.duration / f.dt).round() as u64).max(1),
+            material_time: if p.material_time > 0.0 { p.material_time } else { p.duration },
+            actions,
+        });
+    }
+
+    Ok(Scene {
+        name: name.to_string(),
+        source: label.to_string(),
+        description: f.description,
+        dt: f.dt,
+        gravity,
+        solver: f.solver,
+        cloth: std::sync::Arc::new(cloth),
+        handles,
+        phases,
+        frame_interval: f.output.frame_interval,
+    })
+}
+
+fn axis(label: &str, field: &str, point: [f64; 3], direction: [f64; 3]) -> Result<Axis> {
+    let (p, d) = (vec3(point), vec3(direction));
+    if !p.is_finite() || !d.is_finite() || d.length() == 0.0 {
+        return Err(Error::scene(label, field, format!("needs a finite point and a non-zero direction, got {point:?}, {direction:?}")));
+    }
+    Ok(Axis {
+        point: p,
+        direction: d.normalize(),
+    })
+}
+
+fn build_mesh(label: &str, spec: &MeshSpec, base: &Path) -> Result<TriMesh> {
+    let err = |field: &str, msg: String| Error::scene(label, field, msg);
+    match spec {
+        MeshSpec::Grid(g) => {
+            for (k, v) in g.size.iter().enumerate() {
+                if !(v.is_finite() && *v > 0.0) {
+                    return Err(err(&format!("cloth.mesh.grid.size[{k}]"), format!("must be a positive length in metres, got {v}")));
+                }
+            }
+            if g.resolution.contains(&0) {
+                return Err(err("cloth.mesh.grid.resolution", "needs at least one quad along each side".into()));
+            }
+            let origin = vec3(g.origin);
+            if !origin.is_finite() {
+                return Err(err("cloth.mesh.grid.origin", "must be finite".into()));
+            }
+            let axes = match g.plane {
+                Plane::Xy => (DVec3::X, DVec3::Y),
+                Plane::Xz => (DVec3::X, DVec3::NEG_Z),
+            };
+            let (nx, ny) = (g.resolution[0], g.resolution[1]);
+            Ok(mesh::grid(g.size[0], g.size[1], nx, ny, g.pattern, origin, axes))
+        }
+        MeshSpec::Cylinder(c) => {
+            if !(c.radius.is_finite() && c.radius > 0.0 && c.height.is_finite() && c.height > 0.0) {
+                return Err(err("cloth.mesh.cylinder", format!("radius and height must be positive, got {} and {}", c.radius, c.height)));
+            }
+            if c.rings < 2 || c.segments < 3 {
+                return Err(err("cloth.mesh.cylinder", format!("needs rings >= 2 and segments >= 3, got {} and {}", c.rings, c.segments)));
+            }
+            Ok(mesh::cylinder(c.radius, c.height, c.rings, c.segments))
+        }
+        MeshSpec::Obj(o) => {
+            if !(o.uv_scale.is_finite() && o.uv_scale > 0.0) {
+                return Err(err("cloth.mesh.obj.uv_scale", format!("must be positive, got {}", o.uv_scale)));
+            }
+            let path = base.join(&o.path);
+            if !path.exists() {
+                return Err(err(
+                    "cloth.mesh.obj.path",
+                    format!("mesh file {} does not exist (paths are relative to the scene file's folder)", path.display()),
+                ));
+            }
+            mesh::read_obj(&path, o.uv_scale)
+        }
+    }
+}
+
+fn resolve_material(label: &str, spec: &MaterialSpec) -> Result<Material> {
+    let err = |field: &str, msg: String| Error::scene(label, field, msg);
+    let unknown = |name: &str, field: &str| {
+        let names: Vec<&str> = material::PRESETS.iter().map(|(n, _)| *n).collect();
+        err(field, format!("unknown material preset `{name}` (presets: {})", names.join(", ")))
+    };
+    let fields = match spec {
+        MaterialSpec::Preset(name) => {
+            return material::preset(name).ok_or_else(|| unknown(name, "cloth.material"));
+        }
+        MaterialSpec::Fields(f) => f,
+    };
+    let mut m = match &fields.preset {
+        Some(name) => material::preset(name).ok_or_else(|| unknown(name, "cloth.material.preset"))?,
+        None => {
+            if fields.density.is_none() || fields.bending.is_none() || fields.stretching.is_none() {
+                return Err(err(
+                    "cloth.material",
+                    "without a `preset`, give all of `density`, `bending` and `stretching`".into(),
+                ));
+            }
+            material::preset("cotton").unwrap_or_else(|| unreachable!("cotton is a preset"))
+        }
+    };
+    if let Some(d) = fields.density {
+        m.density = d;
+    }
+    if let Some(b) = fields.bending {
+        m.bending = b;
+    }
+    if let Some([k11, k12, k22, k33]) = fields.stretching {
+        m.stretching = crate::model::membrane::Stretching { k11, k12, k22, k33 };
+    }
+    if !(m.density.is_finite() && m.density > 0.0) {
+        return Err(err("cloth.material.density", format!("must be a positive areal density (kg/m^2), got {}", m.density)));
+    }
+    if !(m.bending.is_finite() && m.bending >= 0.0) {
+        return Err(err("cloth.material.bending", format!("must be a non-negative stiffness (N m), got {}", m.bending)));
+    }
+    let s = m.stretching;
+    if ![s.k11, s.k12, s.k22, s.k33].iter().all(|k| k.is_finite()) || s.k11 <= 0.0 || s.k22 <= 0.0 || s.k33 <= 0.0 || s.k12 * s.k12 >= s.k11 * s.k22 {
+        return Err(err(
+            "cloth.material.stretching",
+            format!("[k11, k12, k22, k33] must be finite with k11, k22, k33 > 0 and k12^2 < k11 k22, got {:?}", [s.k11, s.k12, s.k22, s.k33]),
+        ));
+    }
+    Ok(m)
+}
+
+fn select(mesh: &TriMesh, s: &Selector) -> std::result::Result<Vec<u32>, String> {
+    let named = |kind: &str, which: &str, allowed: &[&str], generator: &str| {
+        if !allowed.contains(&which) {
+            return Err(format!("unknown {kind} `{which}` (use one of: {})", allowed.join(", ")));
+        }
+        mesh.named_sets
+            .get(&format!("{kind}:{which}"))
+            .cloned()
+            .ok_or_else(|| format!("`{kind}` selectors need a {generator} mesh; use `box` or `indices` for this one"))
+    };
+    let mut v = match s {
+        Selector::Box { min, max } => {
+            let (lo, hi) = (vec3(*min), vec3(*max));
+            if !lo.is_finite() || !hi.is_finite() {
+                return Err("box corners must be finite".into());
+            }
+            (0..mesh.positions.len() as u32)
+                .filter(|&i| {
+                    let p = mesh.positions[i as usize];
+                    p.cmpge(lo).all() && p.cmple(hi).all()
+                })
+                .collect()
+        }
+        Selector::Indices(ix) => {
+            let n = mesh.positions.len();
+            if let Some(bad) = ix.iter().find(|&&i| i as usize >= n) {
+                return Err(format!("index {bad} is out of range (the mesh has {n} vertices)"));
+            }
+            ix.clone()
+        }
+        Selector::Side(which) => named("side", which, &["left", "right", "bottom", "top"], "grid")?,
+        Selector::Ring(which) => named("ring", which, &["bottom", "top"], "cylinder")?,
+    };
+    v.sort_unstable();
+    v.dedup();
+    Ok(v)
+}
+

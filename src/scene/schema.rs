@@ -1,0 +1,276 @@
+//! The scene file as written (JSON, serde). Unknown fields are errors.
+//! `resolve.rs` turns it into a validated [`super::Scene`].
+
+use crate::mesh::Pattern;
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer};
+use std::collections::BTreeMap;
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct SceneFile {
+    #[serde(default)]
+    pub description: String,
+    /// Time step, seconds.
+    pub dt: f64,
+    #[serde(default = "default_gravity")]
+    pub gravity: [f64; 3],
+    #[serde(default)]
+    pub solver: SolverSettings,
+    pub cloth: ClothSpec,
+    #[serde(default)]
+    pub handles: BTreeMap<String, HandleSpec>,
+    pub timeline: Vec<PhaseSpec>,
+    #[serde(default)]
+    pub output: OutputSpec,
+}
+
+fn default_gravity() -> [f64; 3] {
+    [0.0, -9.81, 0.0]
+}
+
+#[derive(Deserialize, Debug, Clone, Copy, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SolverSettings {
+    /// Relative residual at which PCG stops.
+    #[serde(default = "default_tolerance")]
+    pub tolerance: f64,
+    #[serde(default = "default_max_iterations")]
+    pub max_iterations: usize,
+}
+
+fn default_tolerance() -> f64 {
+    1e-5
+}
+fn default_max_iterations() -> usize {
+    2000
+}
+
+impl Default for SolverSettings {
+    fn default() -> Self {
+        SolverSettings {
+            tolerance: default_tolerance(),
+            max_iterations: default_max_iterations(),
+        }
+    }
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct ClothSpec {
+    pub mesh: MeshSpec,
+    pub material: MaterialSpec,
+    /// Stiffness-proportional damping alpha (s).
+    #[serde(default)]
+    pub damping: f64,
+    /// Warp direction for faces without material coordinates.
+    #[serde(default = "default_warp")]
+    pub warp: [f64; 3],
+}
+
+fn default_warp() -> [f64; 3] {
+    [1.0, 0.0, 0.0]
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(rename_all = "lowercase", deny_unknown_fields)]
+pub enum MeshSpec {
+    Grid(GridSpec),
+    Cylinder(CylinderSpec),
+    Obj(ObjSpec),
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct GridSpec {
+    /// Width (u) and height (v), metres.
+    pub size: [f64; 2],
+    /// Quads along u and v.
+    pub resolution: [usize; 2],
+    #[serde(default = "default_pattern")]
+    pub pattern: Pattern,
+    #[serde(default)]
+    pub plane: Plane,
+    /// Position of the (u, v) = (0, 0) corner.
+    #[serde(default)]
+    pub origin: [f64; 3],
+}
+
+fn default_pattern() -> Pattern {
+    Pattern::Regular
+}
+
+/// The plane a grid lies in: `xy` (u = +x, v = +y: hangs under gravity -y) or
+/// `xz` (u = +x, v = -z: lies flat with its normal +y).
+#[derive(Deserialize, Debug, Default, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Plane {
+    #[default]
+    Xy,
+    Xz,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct CylinderSpec {
+    pub radius: f64,
+    pub height: f64,
+    /// Number of vertex rings along the axis (y).
+    pub rings: usize,
+    /// Vertices per ring.
+    pub segments: usize,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct ObjSpec {
+    /// Relative to the scene file's folder.
+    pub path: String,
+    /// Metres per `vt` unit.
+    #[serde(default = "one")]
+    pub uv_scale: f64,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+/// A preset name, or an object with an optional `preset` and overrides.
+#[derive(Debug)]
+pub enum MaterialSpec {
+    Preset(String),
+    Fields(MaterialFields),
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct MaterialFields {
+    pub preset: Option<String>,
+    pub density: Option<f64>,
+    pub bending: Option<f64>,
+    /// `[k11, k12, k22, k33]`, N/m.
+    pub stretching: Option<[f64; 4]>,
+}
+
+impl<'de> Deserialize<'de> for MaterialSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match serde_json::Value::deserialize(d)? {
+            serde_json::Value::String(s) => Ok(MaterialSpec::Preset(s)),
+            v @ serde_json::Value::Object(_) => serde_json::from_value(v)
+                .map(MaterialSpec::Fields)
+                .map_err(D::Error::custom),
+            other => Err(D::Error::custom(format!(
+                "expected a preset name or an object {{\"preset\", \"density\", \"bending\", \"stretching\"}}, got {other}"
+            ))),
+        }
+    }
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct HandleSpec {
+    pub select: Selector,
+    /// Axis about which the reaction torque is reported; defaults to the axis
+    /// of the handle's first rotation in the timeline.
+    #[serde(default)]
+    pub torque_axis: Option<AxisSpec>,
+}
+
+#[derive(Deserialize, Debug, Clone)]
+#[serde(rename_all = "lowercase", deny_unknown_fields)]
+pub enum Selector {
+    /// Vertices inside an axis-aligned box (initial positions).
+    Box { min: [f64; 3], max: [f64; 3] },
+    Indices(Vec<u32>),
+    /// A side of a generated grid: left, right, bottom, top.
+    Side(String),
+    /// A ring of a generated cylinder: bottom, top.
+    Ring(String),
+}
+
+#[derive(Deserialize, Debug, Clone, Copy)]
+#[serde(deny_unknown_fields)]
+pub struct AxisSpec {
+    pub point: [f64; 3],
+    pub direction: [f64; 3],
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct PhaseSpec {
+    pub name: String,
+    /// Seconds of simulated time.
+    pub duration: f64,
+    /// What each handle does; handles not named keep their state (held
+    /// handles hold still, released ones stay free).
+    #[serde(default)]
+    pub handles: BTreeMap<String, Action>,
+    /// Seconds of material time the phase stands for (MODEL.md "Time
+    /// elapse"); 0 = the phase's own duration.
+    #[serde(default)]
+    pub material_time: f64,
+}
+
+/// `"hold"`, `"release"`, or a motion `{"translate": [..], "rotate": {..}}`
+/// spread linearly over the phase. A released handle that is told to hold or
+/// move grabs the cloth again where it is.
+#[derive(Debug, Clone)]
+pub enum Action {
+    Hold,
+    Release,
+    Move(Motion),
+}
+
+#[derive(Deserialize, Debug, Clone, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Motion {
+    /// Displacement over the phase, metres.
+    #[serde(default)]
+    pub translate: Option<[f64; 3]>,
+    #[serde(default)]
+    pub rotate: Option<RotateSpec>,
+}
+
+#[derive(Deserialize, Debug, Clone, Copy)]
+#[serde(deny_unknown_fields)]
+pub struct RotateSpec {
+    pub axis: [f64; 3],
+    /// A point on the axis (world coordinates).
+    #[serde(default)]
+    pub point: [f64; 3],
+    /// Angle over the phase, radians (right-handed about `axis`).
+    pub angle: f64,
+}
+
+impl<'de> Deserialize<'de> for Action {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match serde_json::Value::deserialize(d)? {
+            serde_json::Value::String(s) if s == "hold" => Ok(Action::Hold),
+            serde_json::Value::String(s) if s == "release" => Ok(Action::Release),
+            v @ serde_json::Value::Object(_) => serde_json::from_value(v).map(Action::Move).map_err(D::Error::custom),
+            other => Err(D::Error::custom(format!(
+                "unknown handle action {other}: use \"hold\", \"release\" or {{\"translate\": [x, y, z], \"rotate\": {{\"axis\", \"point\", \"angle\"}}}}"
+            ))),
+        }
+    }
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct OutputSpec {
+    /// Simulated seconds between output frames.
+    #[serde(default = "default_frame_interval")]
+    pub frame_interval: f64,
+}
+
+fn default_frame_interval() -> f64 {
+    0.01
+}
+
+impl Default for OutputSpec {
+    fn default() -> Self {
+        OutputSpec {
+            frame_interval: default_frame_interval(),
+        }
+    }
+}

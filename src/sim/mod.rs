@@ -1,0 +1,147 @@
+//! The simulation driver: walks the timeline phase by phase, moves the
+//! handles along their scripted rigid motions, steps the backend, and turns
+//! per-vertex reactions into per-handle force and torque. It never knows
+//! which backend it drives.
+
+mod handles;
+
+use crate::backend::{Backend, StepInput, StepReport};
+use crate::error::Result;
+use crate::scene::Scene;
+use glam::DVec3;
+use handles::HandleState;
+
+/// Reaction of the cloth on one handle.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Reaction {
+    pub force: DVec3,
+    /// Torque about the handle's torque axis, N m (0 without an axis).
+    pub torque: f64,
+}
+
+/// What one step did.
+#[derive(Clone, Debug)]
+pub struct StepInfo {
+    pub report: StepReport,
+    /// Per handle, in scene order (zero for released handles).
+    pub reactions: Vec<Reaction>,
+    pub wall_ms: f64,
+}
+
+pub struct Simulation {
+    pub scene: Scene,
+    backend: Box<dyn Backend>,
+    handles: Vec<HandleState>,
+    phase: usize,
+    phase_step: u64,
+    steps: u64,
+    material_time: f64,
+    pinned: Vec<u32>,
+    targets: Vec<DVec3>,
+}
+
+impl Simulation {
+    pub fn new(scene: Scene, backend: Box<dyn Backend>) -> Simulation {
+        let x = &scene.cloth.mesh.positions;
+        let handles = scene.handles.iter().map(|h| HandleState::grab(&h.vertices, x)).collect();
+        Simulation {
+            scene,
+            backend,
+            handles,
+            phase: 0,
+            phase_step: 0,
+            steps: 0,
+            material_time: 0.0,
+            pinned: Vec::new(),
+            targets: Vec::new(),
+        }
+    }
+
+    pub fn backend(&self) -> &dyn Backend {
+        self.backend.as_ref()
+    }
+
+    /// Simulated time, seconds.
+    pub fn time(&self) -> f64 {
+        self.steps as f64 * self.scene.dt
+    }
+
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// Material time elapsed (MODEL.md "Time elapse"), seconds.
+    pub fn material_time(&self) -> f64 {
+        self.material_time
+    }
+
+    pub fn done(&self) -> bool {
+        self.phase >= self.scene.phases.len()
+    }
+
+    /// Name of the current phase (the last one once done).
+    pub fn phase_name(&self) -> &str {
+        let k = self.phase.min(self.scene.phases.len() - 1);
+        &self.scene.phases[k].name
+    }
+
+    /// Advances one time step. Call only while `!done()`.
+    pub fn step(&mut self) -> Result<StepInfo> {
+        let start = std::time::Instant::now();
+        let phase = &self.scene.phases[self.phase];
+        if self.phase_step == 0 {
+            let x = self.backend.positions();
+            for (k, state) in self.handles.iter_mut().enumerate() {
+                state.begin_phase(phase.actions[k].as_ref(), &self.scene.handles[k].vertices, &x);
+            }
+        }
+        let s = (self.phase_step + 1) as f64 / phase.steps as f64;
+        self.pinned.clear();
+        self.targets.clear();
+        for (k, state) in self.handles.iter().enumerate() {
+            if state.held {
+                self.pinned.extend_from_slice(&self.scene.handles[k].vertices);
+                state.targets(phase.actions[k].as_ref(), s, &mut self.targets);
+            }
+        }
+        let report = self.backend.step(&StepInput {
+            dt: self.scene.dt,
+            gravity: self.scene.gravity,
+            pinned: &self.pinned,
+            targets: &self.targets,
+            solver: self.scene.solver,
+        })?;
+        let mut reactions = vec![Reaction::default(); self.handles.len()];
+        let mut offset = 0;
+        for (k, state) in self.handles.iter().enumerate() {
+            if !state.held {
+                continue;
+            }
+            let count = self.scene.handles[k].vertices.len();
+            let range = offset..offset + count;
+            offset += count;
+            let axis = self.scene.handles[k].torque_axis;
+            for (f, x) in report.reactions[range.clone()].iter().zip(&self.targets[range]) {
+                reactions[k].force += *f;
+                if let Some(a) = axis {
+                    reactions[k].torque += (*x - a.point).cross(*f).dot(a.direction);
+                }
+            }
+        }
+        self.material_time += phase.material_time / phase.steps as f64;
+        self.steps += 1;
+        self.phase_step += 1;
+        if self.phase_step == phase.steps {
+            for (k, state) in self.handles.iter_mut().enumerate() {
+                state.end_phase(phase.actions[k].as_ref());
+            }
+            self.phase += 1;
+            self.phase_step = 0;
+        }
+        Ok(StepInfo {
+            report,
+            reactions,
+            wall_ms: start.elapsed().as_secs_f64() * 1e3,
+        })
+    }
+}
