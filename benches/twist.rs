@@ -13,8 +13,15 @@ fn main() -> anyhow::Result<()> {
         .skip(1)
         .filter_map(|a| a.parse().ok())
         .collect();
-    let sizes = if sizes.is_empty() { vec![2000, 7000, 27000] } else { sizes };
-    println!("{:>8} {:>11} {:>10} {:>10} {:>8}", "vertices", "ms/step", "forces_ms", "solve_ms", "cg_iter");
+    let sizes = if sizes.is_empty() {
+        vec![2000, 7000, 27000]
+    } else {
+        sizes
+    };
+    println!(
+        "{:>8} {:>11} {:>10} {:>10} {:>8}",
+        "vertices", "ms/step", "forces_ms", "solve_ms", "cg_iter"
+    );
     for target in sizes {
         let scene = twist_scene(refinement(target), &[])?;
         let backend = Box::new(CpuBackend::new(Arc::clone(&scene.cloth)));

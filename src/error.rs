@@ -35,7 +35,11 @@ pub enum Error {
 pub type Result<T> = std::result::Result<T, Error>;
 
 impl Error {
-    pub fn scene(file: impl Into<String>, field: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn scene(
+        file: impl Into<String>,
+        field: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
         Error::Scene {
             file: file.into(),
             field: field.into(),

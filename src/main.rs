@@ -15,7 +15,11 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 #[derive(Parser)]
-#[command(name = "crease", version, about = "A cloth simulator whose wrinkles remember")]
+#[command(
+    name = "crease",
+    version,
+    about = "A cloth simulator whose wrinkles remember"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -114,10 +118,8 @@ fn real_main() -> Result<()> {
         } => {
             let name = scene.as_deref().unwrap_or(scene::DEFAULT_SCENE);
             let scene = scene::load(name, &set)?;
-            if let Some(t) = until {
-                if !(t.is_finite() && t > 0.0) {
-                    bail!("argument --until: must be a positive number of seconds, got {t}");
-                }
+            if let Some(t) = until.filter(|t| !(t.is_finite() && *t > 0.0)) {
+                bail!("argument --until: must be a positive number of seconds, got {t}");
             }
             let out_dir = out.unwrap_or_else(|| PathBuf::from("out").join(&scene.name));
             let backend = make_backend(backend, &scene);
@@ -131,13 +133,23 @@ fn real_main() -> Result<()> {
                 bar
             });
             let started = std::time::Instant::now();
-            let summary = output::run(&mut sim, &RunOptions { out_dir: out_dir.clone(), until }, &mut |p: &Progress| {
-                if let Some(bar) = &bar {
-                    bar.set_position((1000.0 * p.time / p.end_time) as u64);
-                    let rate = p.steps as f64 / started.elapsed().as_secs_f64().max(1e-9);
-                    bar.set_message(format!("{} t={:.3}/{:.3}s {:.1} steps/s", p.phase, p.time, p.end_time, rate));
-                }
-            })?;
+            let summary = output::run(
+                &mut sim,
+                &RunOptions {
+                    out_dir: out_dir.clone(),
+                    until,
+                },
+                &mut |p: &Progress| {
+                    if let Some(bar) = &bar {
+                        bar.set_position((1000.0 * p.time / p.end_time) as u64);
+                        let rate = p.steps as f64 / started.elapsed().as_secs_f64().max(1e-9);
+                        bar.set_message(format!(
+                            "{} t={:.3}/{:.3}s {:.1} steps/s",
+                            p.phase, p.time, p.end_time, rate
+                        ));
+                    }
+                },
+            )?;
             if let Some(bar) = bar {
                 bar.finish_and_clear();
             }
@@ -177,10 +189,18 @@ fn real_main() -> Result<()> {
                 let mut rows = Vec::new();
                 println!(
                     "{:>8} {:>8} {:>7} {:>11} {:>10} {:>10} {:>9} {:>8}",
-                    "backend", "vertices", "steps", "ms/step", "forces_ms", "solve_ms", "other_ms", "cg_iter"
+                    "backend",
+                    "vertices",
+                    "steps",
+                    "ms/step",
+                    "forces_ms",
+                    "solve_ms",
+                    "other_ms",
+                    "cg_iter"
                 );
                 for target in vertices {
-                    let scene = crease::bench::twist_scene(crease::bench::refinement(target), &set)?;
+                    let scene =
+                        crease::bench::twist_scene(crease::bench::refinement(target), &set)?;
                     let b = make_backend(backend, &scene);
                     let row = crease::bench::run_twist(scene, b, steps)?;
                     println!(
@@ -213,7 +233,13 @@ fn print_scene(s: &Scene) {
     if !s.description.is_empty() {
         println!("  {}", s.description);
     }
-    println!("  dt {} s, gravity {:?}, solver tolerance {} max {} iterations", s.dt, s.gravity.to_array(), s.solver.tolerance, s.solver.max_iterations);
+    println!(
+        "  dt {} s, gravity {:?}, solver tolerance {} max {} iterations",
+        s.dt,
+        s.gravity.to_array(),
+        s.solver.tolerance,
+        s.solver.max_iterations
+    );
     println!(
         "  mesh {}: {} vertices, {} faces, {} hinges, {} boundary edges",
         c.mesh.name,
@@ -225,12 +251,24 @@ fn print_scene(s: &Scene) {
     let m = &c.material;
     println!(
         "  material: density {} kg/m^2, bending {} N m, stretching k11 {} k12 {} k22 {} k33 {} N/m; damping {} s",
-        m.density, m.bending, m.stretching.k11, m.stretching.k12, m.stretching.k22, m.stretching.k33, c.damping
+        m.density,
+        m.bending,
+        m.stretching.k11,
+        m.stretching.k12,
+        m.stretching.k22,
+        m.stretching.k33,
+        c.damping
     );
     for h in &s.handles {
         let axis = h
             .torque_axis
-            .map(|a| format!(", torque about {:?} through {:?}", a.direction.to_array(), a.point.to_array()))
+            .map(|a| {
+                format!(
+                    ", torque about {:?} through {:?}",
+                    a.direction.to_array(),
+                    a.point.to_array()
+                )
+            })
             .unwrap_or_default();
         println!("  handle {}: {} vertices{axis}", h.name, h.vertices.len());
     }
@@ -253,8 +291,16 @@ fn print_scene(s: &Scene) {
             p.steps,
             p.steps as f64 * s.dt,
             p.material_time,
-            if actions.is_empty() { String::new() } else { format!("; {}", actions.join(", ")) }
+            if actions.is_empty() {
+                String::new()
+            } else {
+                format!("; {}", actions.join(", "))
+            }
         );
     }
-    println!("  output every {} s ({} steps)", s.frame_interval, s.frame_steps());
+    println!(
+        "  output every {} s ({} steps)",
+        s.frame_interval,
+        s.frame_steps()
+    );
 }

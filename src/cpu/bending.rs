@@ -22,16 +22,19 @@ pub struct HingeState {
 
 pub fn bending(cloth: &Cloth, x: &[DVec3], out: &mut [HingeState]) {
     let kb = cloth.material.bending;
-    out.par_iter_mut().with_min_len(512).enumerate().for_each(|(h, o)| {
-        let hinge = &cloth.topology.hinges[h];
-        let rest = &cloth.hinge_rest[h];
-        let (theta, grad) = dihedral_gradient(hinge.v.map(|v| x[v as usize]));
-        let stiffness = kb * rest.factor;
-        *o = HingeState {
-            theta,
-            grad,
-            force: -stiffness * (theta - rest.theta),
-            stiffness,
-        };
-    });
+    out.par_iter_mut()
+        .with_min_len(512)
+        .enumerate()
+        .for_each(|(h, o)| {
+            let hinge = &cloth.topology.hinges[h];
+            let rest = &cloth.hinge_rest[h];
+            let (theta, grad) = dihedral_gradient(hinge.v.map(|v| x[v as usize]));
+            let stiffness = kb * rest.factor;
+            *o = HingeState {
+                theta,
+                grad,
+                force: -stiffness * (theta - rest.theta),
+                stiffness,
+            };
+        });
 }

@@ -44,33 +44,47 @@ impl Operator<'_> {
         let (face_out, hinge_out) = (&mut scratch.face, &mut scratch.hinge);
         rayon::join(
             || {
-                face_out.par_iter_mut().with_min_len(512).enumerate().for_each(|(f, o)| {
-                    let dx = cloth.mesh.faces[f].map(|v| p[v as usize]);
-                    *o = self.faces[f].lin.stress_differential(&cloth.face_rest[f], &self.c, dx);
-                })
+                face_out
+                    .par_iter_mut()
+                    .with_min_len(512)
+                    .enumerate()
+                    .for_each(|(f, o)| {
+                        let dx = cloth.mesh.faces[f].map(|v| p[v as usize]);
+                        *o =
+                            self.faces[f]
+                                .lin
+                                .stress_differential(&cloth.face_rest[f], &self.c, dx);
+                    })
             },
             || {
-                hinge_out.par_iter_mut().with_min_len(512).enumerate().for_each(|(h, o)| {
-                    let hs = &self.hinges[h];
-                    let v = cloth.topology.hinges[h].v;
-                    let gp: f64 = (0..4).map(|a| hs.grad[a].dot(p[v[a] as usize])).sum();
-                    *o = hs.stiffness * gp;
-                })
+                hinge_out
+                    .par_iter_mut()
+                    .with_min_len(512)
+                    .enumerate()
+                    .for_each(|(h, o)| {
+                        let hs = &self.hinges[h];
+                        let v = cloth.topology.hinges[h].v;
+                        let gp: f64 = (0..4).map(|a| hs.grad[a].dot(p[v[a] as usize])).sum();
+                        *o = hs.stiffness * gp;
+                    })
             },
         );
         let (face_out, hinge_out) = (&scratch.face, &scratch.hinge);
         let topo = &cloth.topology;
-        out.par_iter_mut().with_min_len(256).enumerate().for_each(|(v, o)| {
-            let mut hp = DVec3::ZERO;
-            for &(face, a) in topo.vertex_faces.row(v) {
-                let b = cloth.face_rest[face as usize].beta[a as usize];
-                let d = &face_out[face as usize];
-                hp += d[0] * b.x + d[1] * b.y;
-            }
-            for &(h, a) in topo.vertex_hinges.row(v) {
-                hp += self.hinges[h as usize].grad[a as usize] * hinge_out[h as usize];
-            }
-            *o = p[v] * (self.mass_scale * cloth.mass[v]) + hp * self.stiffness_scale;
-        });
+        out.par_iter_mut()
+            .with_min_len(256)
+            .enumerate()
+            .for_each(|(v, o)| {
+                let mut hp = DVec3::ZERO;
+                for &(face, a) in topo.vertex_faces.row(v) {
+                    let b = cloth.face_rest[face as usize].beta[a as usize];
+                    let d = &face_out[face as usize];
+                    hp += d[0] * b.x + d[1] * b.y;
+                }
+                for &(h, a) in topo.vertex_hinges.row(v) {
+                    hp += self.hinges[h as usize].grad[a as usize] * hinge_out[h as usize];
+                }
+                *o = p[v] * (self.mass_scale * cloth.mass[v]) + hp * self.stiffness_scale;
+            });
     }
 }

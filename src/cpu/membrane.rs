@@ -17,13 +17,16 @@ pub struct FaceState {
 
 pub fn membrane(cloth: &Cloth, x: &[DVec3], out: &mut [FaceState]) {
     let k = cloth.material.stretching;
-    out.par_iter_mut().with_min_len(512).enumerate().for_each(|(f, o)| {
-        let rest = &cloth.face_rest[f];
-        let (fu, fv) = rest.deformation(cloth.mesh.faces[f].map(|v| x[v as usize]));
-        let sigma = k.stress(green_strain(fu, fv));
-        o.stress = stress_vectors(rest, fu, fv, sigma);
-        o.lin = MembraneLin::new(fu, fv, sigma, true);
-    });
+    out.par_iter_mut()
+        .with_min_len(512)
+        .enumerate()
+        .for_each(|(f, o)| {
+            let rest = &cloth.face_rest[f];
+            let (fu, fv) = rest.deformation(cloth.mesh.faces[f].map(|v| x[v as usize]));
+            let sigma = k.stress(green_strain(fu, fv));
+            o.stress = stress_vectors(rest, fu, fv, sigma);
+            o.lin = MembraneLin::new(fu, fv, sigma, true);
+        });
 }
 
 /// Total membrane energy (serial sum in face order: reproducible).

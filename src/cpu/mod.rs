@@ -73,7 +73,13 @@ impl CpuBackend {
     pub fn forces(&mut self, gravity: DVec3) -> &[DVec3] {
         membrane::membrane(&self.cloth, &self.x, &mut self.faces);
         bending::bending(&self.cloth, &self.x, &mut self.hinges);
-        gather::forces(&self.cloth, &self.faces, &self.hinges, gravity, &mut self.force);
+        gather::forces(
+            &self.cloth,
+            &self.faces,
+            &self.hinges,
+            gravity,
+            &mut self.force,
+        );
         &self.force
     }
 
@@ -151,7 +157,12 @@ impl Backend for CpuBackend {
             self.x[i] += self.v[i] * h;
         }
         self.steps += 1;
-        if let Some(i) = self.x.iter().zip(&self.v).position(|(x, v)| !x.is_finite() || !v.is_finite()) {
+        if let Some(i) = self
+            .x
+            .iter()
+            .zip(&self.v)
+            .position(|(x, v)| !x.is_finite() || !v.is_finite())
+        {
             return Err(Error::Step(format!(
                 "step {}: vertex {i} has a non-finite position or velocity (the step blew up): reduce dt or raise damping",
                 self.steps
@@ -176,11 +187,17 @@ impl Backend for CpuBackend {
 
     fn measure(&self) -> Measures {
         let cloth = &self.cloth;
-        let kinetic_energy = self.v.iter().zip(&cloth.mass).map(|(v, m)| 0.5 * m * v.length_squared()).sum();
+        let kinetic_energy = self
+            .v
+            .iter()
+            .zip(&cloth.mass)
+            .map(|(v, m)| 0.5 * m * v.length_squared())
+            .sum();
         let mut bending_energy = 0.0;
         let (mut sum, mut max) = (0.0f64, 0.0f64);
         for (hinge, rest) in cloth.topology.hinges.iter().zip(&cloth.hinge_rest) {
-            let d = crate::model::bending::dihedral(hinge.v.map(|v| self.x[v as usize])) - rest.theta;
+            let d =
+                crate::model::bending::dihedral(hinge.v.map(|v| self.x[v as usize])) - rest.theta;
             bending_energy += 0.5 * cloth.material.bending * rest.factor * d * d;
             sum += d.abs();
             max = max.max(d.abs());

@@ -31,11 +31,14 @@ pub struct Vectors {
 const MIN_LEN: usize = 1024;
 
 fn filter(free: &[bool], v: &mut [DVec3]) {
-    v.par_iter_mut().with_min_len(MIN_LEN).zip(free).for_each(|(x, &f)| {
-        if !f {
-            *x = DVec3::ZERO;
-        }
-    });
+    v.par_iter_mut()
+        .with_min_len(MIN_LEN)
+        .zip(free)
+        .for_each(|(x, &f)| {
+            if !f {
+                *x = DVec3::ZERO;
+            }
+        });
 }
 
 /// Solves `A x = b` on the free vertices; `x` holds the initial guess on
@@ -58,21 +61,30 @@ pub fn solve(
     }
     let Vectors { r, z, p, q } = work;
     // Reference residual: guess with only the prescribed (pinned) values.
-    p.par_iter_mut().with_min_len(MIN_LEN).enumerate().for_each(|(i, pi)| {
-        *pi = if free[i] { DVec3::ZERO } else { x[i] };
-    });
+    p.par_iter_mut()
+        .with_min_len(MIN_LEN)
+        .enumerate()
+        .for_each(|(i, pi)| {
+            *pi = if free[i] { DVec3::ZERO } else { x[i] };
+        });
     op.apply(scratch, p, q);
-    r.par_iter_mut().with_min_len(MIN_LEN).enumerate().for_each(|(i, ri)| {
-        *ri = b[i] - q[i];
-    });
+    r.par_iter_mut()
+        .with_min_len(MIN_LEN)
+        .enumerate()
+        .for_each(|(i, ri)| {
+            *ri = b[i] - q[i];
+        });
     filter(free, r);
     let r_ref = dot(r, r).sqrt();
     if r_ref == 0.0 {
-        x.par_iter_mut().with_min_len(MIN_LEN).zip(free).for_each(|(xi, &f)| {
-            if f {
-                *xi = DVec3::ZERO;
-            }
-        });
+        x.par_iter_mut()
+            .with_min_len(MIN_LEN)
+            .zip(free)
+            .for_each(|(xi, &f)| {
+                if f {
+                    *xi = DVec3::ZERO;
+                }
+            });
         return Ok(Solve {
             iterations: 0,
             residual: 0.0,
@@ -80,18 +92,26 @@ pub fn solve(
     }
     // Residual of the actual (warm-started) guess.
     op.apply(scratch, x, q);
-    r.par_iter_mut().with_min_len(MIN_LEN).enumerate().for_each(|(i, ri)| {
-        *ri = b[i] - q[i];
-    });
+    r.par_iter_mut()
+        .with_min_len(MIN_LEN)
+        .enumerate()
+        .for_each(|(i, ri)| {
+            *ri = b[i] - q[i];
+        });
     filter(free, r);
     let mut rr = dot(r, r);
     if !rr.is_finite() {
-        return Err(Error::Step("the linear system has non-finite entries (the state blew up): reduce dt".into()));
+        return Err(Error::Step(
+            "the linear system has non-finite entries (the state blew up): reduce dt".into(),
+        ));
     }
     let precondition = |r: &[DVec3], z: &mut [DVec3]| {
-        z.par_iter_mut().with_min_len(MIN_LEN).enumerate().for_each(|(i, zi)| {
-            *zi = inv_diag[i] * r[i];
-        });
+        z.par_iter_mut()
+            .with_min_len(MIN_LEN)
+            .enumerate()
+            .for_each(|(i, zi)| {
+                *zi = inv_diag[i] * r[i];
+            });
     };
     precondition(r, z);
     p.copy_from_slice(z);
@@ -107,15 +127,24 @@ pub fn solve(
             )));
         }
         let alpha = rz / pq;
-        x.par_iter_mut().with_min_len(MIN_LEN).zip(p.par_iter()).for_each(|(xi, pi)| *xi += *pi * alpha);
-        r.par_iter_mut().with_min_len(MIN_LEN).zip(q.par_iter()).for_each(|(ri, qi)| *ri -= *qi * alpha);
+        x.par_iter_mut()
+            .with_min_len(MIN_LEN)
+            .zip(p.par_iter())
+            .for_each(|(xi, pi)| *xi += *pi * alpha);
+        r.par_iter_mut()
+            .with_min_len(MIN_LEN)
+            .zip(q.par_iter())
+            .for_each(|(ri, qi)| *ri -= *qi * alpha);
         rr = dot(r, r);
         iterations += 1;
         precondition(r, z);
         let rz_new = dot(r, z);
         let beta = rz_new / rz;
         rz = rz_new;
-        p.par_iter_mut().with_min_len(MIN_LEN).zip(z.par_iter()).for_each(|(pi, zi)| *pi = *zi + *pi * beta);
+        p.par_iter_mut()
+            .with_min_len(MIN_LEN)
+            .zip(z.par_iter())
+            .for_each(|(pi, zi)| *pi = *zi + *pi * beta);
     }
     Ok(Solve {
         iterations,
@@ -139,10 +168,23 @@ mod tests {
     fn solves_random_spd_block_systems_to_tolerance() {
         let mut rng = Rng(99);
         for trial in 0..4 {
-            let mesh = grid(0.3, 0.2, 12, 8, Pattern::Alternating, DVec3::ZERO, (DVec3::X, DVec3::Y));
+            let mesh = grid(
+                0.3,
+                0.2,
+                12,
+                8,
+                Pattern::Alternating,
+                DVec3::ZERO,
+                (DVec3::X, DVec3::Y),
+            );
             let cloth = Cloth::new(mesh, preset("cotton").unwrap(), 0.0, DVec3::X).unwrap();
             let n = cloth.vertex_count();
-            let x: Vec<DVec3> = cloth.mesh.positions.iter().map(|p| *p * 1.05 + rng.vec3(0.003)).collect();
+            let x: Vec<DVec3> = cloth
+                .mesh
+                .positions
+                .iter()
+                .map(|p| *p * 1.05 + rng.vec3(0.003))
+                .collect();
             let mut faces = vec![FaceState::default(); cloth.mesh.faces.len()];
             let mut hinges = vec![HingeState::default(); cloth.topology.hinges.len()];
             membrane(&cloth, &x, &mut faces);
@@ -160,18 +202,42 @@ mod tests {
             crate::cpu::gather::inverse_diagonal(&cloth, &faces, &hinges, h * h, &mut inv);
             let b: Vec<DVec3> = (0..n).map(|_| rng.vec3(1e-3)).collect();
             let free: Vec<bool> = (0..n).map(|i| i % 17 != 0).collect();
-            let mut sol: Vec<DVec3> = (0..n).map(|i| if free[i] { DVec3::ZERO } else { rng.vec3(1e-3) }).collect();
+            let mut sol: Vec<DVec3> = (0..n)
+                .map(|i| if free[i] { DVec3::ZERO } else { rng.vec3(1e-3) })
+                .collect();
             let pinned_values: Vec<DVec3> = sol.clone();
             let mut scratch = Scratch::new(&cloth);
-            let s = solve(&op, &mut scratch, &mut Vectors::default(), &inv, &free, &b, &mut sol, 1e-8, 2000).unwrap();
-            assert!(s.residual <= 1e-8 && s.iterations > 0, "trial {trial}: {s:?}");
+            let s = solve(
+                &op,
+                &mut scratch,
+                &mut Vectors::default(),
+                &inv,
+                &free,
+                &b,
+                &mut sol,
+                1e-8,
+                2000,
+            )
+            .unwrap();
+            assert!(
+                s.residual <= 1e-8 && s.iterations > 0,
+                "trial {trial}: {s:?}"
+            );
             // Check the free rows of A x = b independently, and pinned values kept.
             let mut ax = vec![DVec3::ZERO; n];
             op.apply(&mut scratch, &sol, &mut ax);
             let bn: f64 = b.iter().map(|v| v.length_squared()).sum::<f64>().sqrt();
-            let rn: f64 = (0..n).filter(|&i| free[i]).map(|i| (b[i] - ax[i]).length_squared()).sum::<f64>().sqrt();
+            let rn: f64 = (0..n)
+                .filter(|&i| free[i])
+                .map(|i| (b[i] - ax[i]).length_squared())
+                .sum::<f64>()
+                .sqrt();
             assert!(rn < 1e-6 * bn, "trial {trial}: |b - Ax| = {rn}, |b| = {bn}");
-            assert!((0..n).filter(|&i| !free[i]).all(|i| sol[i] == pinned_values[i]));
+            assert!(
+                (0..n)
+                    .filter(|&i| !free[i])
+                    .all(|i| sol[i] == pinned_values[i])
+            );
         }
     }
 }

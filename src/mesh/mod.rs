@@ -42,9 +42,8 @@ pub fn bounds(points: &[DVec3]) -> (DVec3, DVec3) {
     if points.is_empty() {
         return (DVec3::ZERO, DVec3::ZERO);
     }
-    points
-        .iter()
-        .fold((DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY)), |(lo, hi), p| {
-            (lo.min(*p), hi.max(*p))
-        })
+    points.iter().fold(
+        (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY)),
+        |(lo, hi), p| (lo.min(*p), hi.max(*p)),
+    )
 }

@@ -70,11 +70,17 @@ impl Topology {
         let name = &mesh.name;
         let n = mesh.positions.len();
         if n == 0 || mesh.faces.is_empty() {
-            return Err(Error::mesh(name, "the mesh is empty (no vertices or no faces)"));
+            return Err(Error::mesh(
+                name,
+                "the mesh is empty (no vertices or no faces)",
+            ));
         }
         for (i, p) in mesh.positions.iter().enumerate() {
             if !p.is_finite() {
-                return Err(Error::mesh(name, format!("vertex {i} has a non-finite position {p}")));
+                return Err(Error::mesh(
+                    name,
+                    format!("vertex {i} has a non-finite position {p}"),
+                ));
             }
         }
         for (f, face) in mesh.faces.iter().enumerate() {
@@ -85,17 +91,23 @@ impl Topology {
                 ));
             }
             if face[0] == face[1] || face[1] == face[2] || face[0] == face[2] {
-                return Err(Error::mesh(name, format!("face {f} {face:?} repeats a vertex")));
+                return Err(Error::mesh(
+                    name,
+                    format!("face {f} {face:?} repeats a vertex"),
+                ));
             }
         }
         // Directed half-edges: (a, b) -> (face, opposite vertex).
-        let mut half: HashMap<(u32, u32), (u32, u32)> = HashMap::with_capacity(3 * mesh.faces.len());
+        let mut half: HashMap<(u32, u32), (u32, u32)> =
+            HashMap::with_capacity(3 * mesh.faces.len());
         for (f, face) in mesh.faces.iter().enumerate() {
             for k in 0..3 {
                 let (a, b, c) = (face[k], face[(k + 1) % 3], face[(k + 2) % 3]);
                 if let Some((g, _)) = half.insert((a, b), (f as u32, c)) {
                     let message = if half.contains_key(&(b, a)) {
-                        format!("edge ({a}, {b}) is shared by more than two faces (non-manifold), among them faces {g} and {f}")
+                        format!(
+                            "edge ({a}, {b}) is shared by more than two faces (non-manifold), among them faces {g} and {f}"
+                        )
                     } else {
                         format!(
                             "faces {g} and {f} both run edge ({a}, {b}) in the same direction: their orientation is inconsistent (flip one of them)"
@@ -166,15 +178,34 @@ mod tests {
     use glam::DVec3;
 
     fn quad() -> TriMesh {
-        grid(1.0, 1.0, 1, 1, Pattern::Regular, DVec3::ZERO, (DVec3::X, DVec3::Y))
+        grid(
+            1.0,
+            1.0,
+            1,
+            1,
+            Pattern::Regular,
+            DVec3::ZERO,
+            (DVec3::X, DVec3::Y),
+        )
     }
 
     #[test]
     fn euler_counts_of_a_grid() {
-        let m = grid(1.0, 1.0, 3, 2, Pattern::Regular, DVec3::ZERO, (DVec3::X, DVec3::Y));
+        let m = grid(
+            1.0,
+            1.0,
+            3,
+            2,
+            Pattern::Regular,
+            DVec3::ZERO,
+            (DVec3::X, DVec3::Y),
+        );
         let t = Topology::build(&m).unwrap();
         // V - E + F = 1 for a disk.
-        assert_eq!(m.positions.len() as i64 - t.edges.len() as i64 + m.faces.len() as i64, 1);
+        assert_eq!(
+            m.positions.len() as i64 - t.edges.len() as i64 + m.faces.len() as i64,
+            1
+        );
         assert_eq!(t.boundary_edges.len(), 10);
         assert_eq!(t.hinges.len(), t.edges.len() - 10);
         for h in &t.hinges {
@@ -196,9 +227,9 @@ mod tests {
     #[test]
     fn rejects_non_manifold_edge() {
         let mut m = quad();
-        // A third face on edge (0, 2), on the other side of face 1.
+        // The quad's diagonal (0, 3) is interior; hang a third face on it.
         m.positions.push(DVec3::new(0.0, 0.0, 1.0));
-        m.faces.push([2, 0, 4]);
+        m.faces.push([3, 0, 4]);
         let e = Topology::build(&m).unwrap_err().to_string();
         assert!(e.contains("non-manifold"), "{e}");
     }

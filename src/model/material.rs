@@ -31,7 +31,10 @@ pub const PRESETS: &[(&str, Material)] = &[
     ("polyester", table(0.18, 1.2e-4, 50.0, 50.0, 0.2, 30.0)),
     ("trousers-cotton", table(0.1, 1e-6, 200.0, 200.0, 0.2, 20.0)),
     ("trousers-denim", table(0.2, 3e-5, 200.0, 200.0, 0.2, 150.0)),
-    ("trousers-polyester", table(0.15, 1e-6, 100.0, 100.0, 0.2, 20.0)),
+    (
+        "trousers-polyester",
+        table(0.15, 1e-6, 100.0, 100.0, 0.2, 20.0),
+    ),
 ];
 
 /// Looks a preset up by name.

@@ -62,7 +62,11 @@ impl MembraneRest {
 
 /// Green strain `(e_uu, e_vv, e_uv)` of the deformation gradient columns.
 pub fn green_strain(fu: DVec3, fv: DVec3) -> [f64; 3] {
-    [0.5 * (fu.dot(fu) - 1.0), 0.5 * (fv.dot(fv) - 1.0), 0.5 * fu.dot(fv)]
+    [
+        0.5 * (fu.dot(fu) - 1.0),
+        0.5 * (fv.dot(fv) - 1.0),
+        0.5 * fu.dot(fv),
+    ]
 }
 
 /// The elastic constants of the membrane, N/m.
@@ -77,12 +81,19 @@ pub struct Stretching {
 impl Stretching {
     /// Energy density `W / A` of a strain.
     pub fn energy_density(&self, e: [f64; 3]) -> f64 {
-        0.5 * self.k11 * e[0] * e[0] + self.k12 * e[0] * e[1] + 0.5 * self.k22 * e[1] * e[1] + self.k33 * e[2] * e[2]
+        0.5 * self.k11 * e[0] * e[0]
+            + self.k12 * e[0] * e[1]
+            + 0.5 * self.k22 * e[1] * e[1]
+            + self.k33 * e[2] * e[2]
     }
 
     /// Channel stress `dW/de / A`.
     pub fn stress(&self, e: [f64; 3]) -> [f64; 3] {
-        [self.k11 * e[0] + self.k12 * e[1], self.k12 * e[0] + self.k22 * e[1], 2.0 * self.k33 * e[2]]
+        [
+            self.k11 * e[0] + self.k12 * e[1],
+            self.k12 * e[0] + self.k22 * e[1],
+            2.0 * self.k33 * e[2],
+        ]
     }
 
     /// Channel stiffness `d2W/de2 / A` (constant for StVK).
@@ -138,7 +149,11 @@ impl MembraneLin {
 
     /// Rows of `de/dx_a` for corner `a`: `de_c = rows[c] . dx_a`.
     fn strain_rows(&self, b: DVec2) -> [DVec3; 3] {
-        [self.fu * b.x, self.fv * b.y, (self.fu * b.y + self.fv * b.x) * 0.5]
+        [
+            self.fu * b.x,
+            self.fv * b.y,
+            (self.fu * b.y + self.fv * b.x) * 0.5,
+        ]
     }
 
     /// Hessian-vector product `H dx` on the face's three corners.
@@ -148,7 +163,12 @@ impl MembraneLin {
 
     /// The change `A (dP_u, dP_v)` of the stress vectors under a corner
     /// displacement `dx`; `spread` of it is `H dx`.
-    pub fn stress_differential(&self, rest: &MembraneRest, c: &DMat3, dx: [DVec3; 3]) -> [DVec3; 2] {
+    pub fn stress_differential(
+        &self,
+        rest: &MembraneRest,
+        c: &DMat3,
+        dx: [DVec3; 3],
+    ) -> [DVec3; 2] {
         let (dfu, dfv) = rest.deformation(dx);
         let de = DVec3::new(
             self.fu.dot(dfu),
@@ -167,13 +187,14 @@ impl MembraneLin {
         let (ba, bb) = (rest.beta[a], rest.beta[b]);
         let (ra, rb) = (self.strain_rows(ba), self.strain_rows(bb));
         let s = self.s;
-        let geometric = ba.x * bb.x * s[0] + ba.y * bb.y * s[1] + (ba.x * bb.y + ba.y * bb.x) * s[2];
+        let geometric =
+            ba.x * bb.x * s[0] + ba.y * bb.y * s[1] + (ba.x * bb.y + ba.y * bb.x) * s[2];
         let mut m = DMat3::from_diagonal(DVec3::splat(geometric));
-        for i in 0..3 {
-            for j in 0..3 {
+        for (i, ri) in ra.iter().enumerate() {
+            for (j, rj) in rb.iter().enumerate() {
                 let cij = c.col(j)[i];
                 if cij != 0.0 {
-                    m += outer(ra[i], rb[j]) * cij;
+                    m += outer(*ri, *rj) * cij;
                 }
             }
         }
@@ -264,7 +285,11 @@ mod tests {
                     for b in 0..3 {
                         let fd = (gp[b] - gm[b]) / (2.0 * step);
                         let scale = fd.length().max(hd[b].length()).max(1e-3);
-                        assert!((fd - hd[b]).length() < 1e-5 * scale, "trial {trial}: H[{b}][{a},{d}] {fd} vs {}", hd[b]);
+                        assert!(
+                            (fd - hd[b]).length() < 1e-5 * scale,
+                            "trial {trial}: H[{b}][{a},{d}] {fd} vs {}",
+                            hd[b]
+                        );
                         // The closed-form block agrees with the product.
                         let col = lin.block(&rest, &c, b, a).col(d);
                         assert!((col - hd[b]).length() < 1e-9 * scale.max(1.0));

@@ -25,7 +25,11 @@ pub const DEFAULT_SCENE: &str = "twist";
 pub fn builtin_description(text: &str) -> String {
     serde_json::from_str::<serde_json::Value>(text)
         .ok()
-        .and_then(|v| v.get("description").and_then(|d| d.as_str()).map(str::to_string))
+        .and_then(|v| {
+            v.get("description")
+                .and_then(|d| d.as_str())
+                .map(str::to_string)
+        })
         .unwrap_or_default()
 }
 
@@ -33,7 +37,12 @@ pub fn builtin_description(text: &str) -> String {
 /// validates it and builds its mesh.
 pub fn load(source: &str, overrides: &[String]) -> Result<Scene> {
     let (label, text, base, name) = match BUILTIN.iter().find(|(n, _)| *n == source) {
-        Some((n, text)) => (format!("builtin:{n}"), text.to_string(), PathBuf::from("."), n.to_string()),
+        Some((n, text)) => (
+            format!("builtin:{n}"),
+            text.to_string(),
+            PathBuf::from("."),
+            n.to_string(),
+        ),
         None => {
             let path = Path::new(source);
             if !path.exists() {
@@ -41,12 +50,18 @@ pub fn load(source: &str, overrides: &[String]) -> Result<Scene> {
                 return Err(Error::scene(
                     source,
                     "(file)",
-                    format!("no such file, and no built-in scene of that name (built-in: {})", names.join(", ")),
+                    format!(
+                        "no such file, and no built-in scene of that name (built-in: {})",
+                        names.join(", ")
+                    ),
                 ));
             }
             let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
             let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
-            let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            let name = path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
             (source.to_string(), text, base, name)
         }
     };
@@ -55,16 +70,30 @@ pub fn load(source: &str, overrides: &[String]) -> Result<Scene> {
 
 /// Parses scene JSON text. `label` names the source in messages; `base` is the
 /// folder relative paths in the scene are resolved against.
-pub fn parse(label: &str, name: &str, text: &str, base: &Path, overrides: &[String]) -> Result<Scene> {
+pub fn parse(
+    label: &str,
+    name: &str,
+    text: &str,
+    base: &Path,
+    overrides: &[String],
+) -> Result<Scene> {
     let mut value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
-        Error::scene(label, format!("line {} column {}", e.line(), e.column()), format!("invalid JSON: {e}"))
+        Error::scene(
+            label,
+            format!("line {} column {}", e.line(), e.column()),
+            format!("invalid JSON: {e}"),
+        )
     })?;
     for spec in overrides {
         overrides::apply(&mut value, spec)?;
     }
     let file: schema::SceneFile = serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
-        let field = if path == "." { "(top level)".to_string() } else { path };
+        let field = if path == "." {
+            "(top level)".to_string()
+        } else {
+            path
+        };
         Error::scene(label, field, e.into_inner().to_string())
     })?;
     resolve::resolve(label, name, file, base)

@@ -79,32 +79,48 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
         if v.is_finite() && v > 0.0 {
             Ok(())
         } else {
-            Err(err(field, format!("must be a positive number{unit}, got {v}")))
+            Err(err(
+                field,
+                format!("must be a positive number{unit}, got {v}"),
+            ))
         }
     };
     let finite3 = |field: &str, v: [f64; 3]| -> Result<DVec3> {
         if v.iter().all(|c| c.is_finite()) {
             Ok(vec3(v))
         } else {
-            Err(err(field, format!("must be three finite numbers, got {v:?}")))
+            Err(err(
+                field,
+                format!("must be three finite numbers, got {v:?}"),
+            ))
         }
     };
     positive("dt", f.dt, " of seconds")?;
     let gravity = finite3("gravity", f.gravity)?;
     let tol = f.solver.tolerance;
     if !(tol.is_finite() && tol > 0.0 && tol < 1.0) {
-        return Err(err("solver.tolerance", format!("must be in (0, 1), got {tol}")));
+        return Err(err(
+            "solver.tolerance",
+            format!("must be in (0, 1), got {tol}"),
+        ));
     }
     if f.solver.max_iterations == 0 {
         return Err(err("solver.max_iterations", "must be at least 1".into()));
     }
-    positive("output.frame_interval", f.output.frame_interval, " of seconds")?;
+    positive(
+        "output.frame_interval",
+        f.output.frame_interval,
+        " of seconds",
+    )?;
 
     let mesh = build_mesh(label, &f.cloth.mesh, base)?;
     let material = resolve_material(label, &f.cloth.material)?;
     let damping = f.cloth.damping;
     if !(damping.is_finite() && damping >= 0.0) {
-        return Err(err("cloth.damping", format!("must be a non-negative number of seconds, got {damping}")));
+        return Err(err(
+            "cloth.damping",
+            format!("must be a non-negative number of seconds, got {damping}"),
+        ));
     }
     let warp = finite3("cloth.warp", f.cloth.warp)?;
     if warp.length() == 0.0 {
@@ -117,13 +133,30 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
         let field = format!("handles.{hname}.select");
         let vertices = select(&cloth.mesh, &spec.select).map_err(|m| err(&field, m))?;
         if vertices.is_empty() {
-            return Err(err(&field, "selects no vertex: widen the box or check the indices".into()));
+            return Err(err(
+                &field,
+                "selects no vertex: widen the box or check the indices".into(),
+            ));
         }
-        if let Some(other) = handles.iter().find(|h: &&Handle| h.vertices.iter().any(|v| vertices.binary_search(v).is_ok())) {
-            return Err(err(&field, format!("selects vertices that handle `{}` also selects; handles must not overlap", other.name)));
+        if let Some(other) = handles
+            .iter()
+            .find(|h: &&Handle| h.vertices.iter().any(|v| vertices.binary_search(v).is_ok()))
+        {
+            return Err(err(
+                &field,
+                format!(
+                    "selects vertices that handle `{}` also selects; handles must not overlap",
+                    other.name
+                ),
+            ));
         }
         let torque_axis = match spec.torque_axis {
-            Some(a) => Some(axis(label, &format!("handles.{hname}.torque_axis"), a.point, a.direction)?),
+            Some(a) => Some(axis(
+                label,
+                &format!("handles.{hname}.torque_axis"),
+                a.point,
+                a.direction,
+            )?),
             None => None,
         };
         handles.push(Handle {
@@ -140,18 +173,33 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
     for (i, p) in f.timeline.iter().enumerate() {
         let field = |k: &str| format!("timeline[{i}] ({}).{k}", p.name);
         if p.name.is_empty() || phases.iter().any(|q| q.name == p.name) {
-            return Err(err(&format!("timeline[{i}].name"), format!("phase names must be unique and non-empty, got `{}`", p.name)));
+            return Err(err(
+                &format!("timeline[{i}].name"),
+                format!("phase names must be unique and non-empty, got `{}`", p.name),
+            ));
         }
         positive(&field("duration"), p.duration, " of seconds")?;
         if !(p.material_time.is_finite() && p.material_time >= 0.0) {
-            return Err(err(&field("material_time"), format!("must be a non-negative number of seconds, got {}", p.material_time)));
+            return Err(err(
+                &field("material_time"),
+                format!(
+                    "must be a non-negative number of seconds, got {}",
+                    p.material_time
+                ),
+            ));
         }
         let mut actions = vec![None; handles.len()];
         for (hname, action) in &p.handles {
-            let k = handles.iter().position(|h| &h.name == hname).ok_or_else(|| {
-                let known: Vec<&str> = handles.iter().map(|h| h.name.as_str()).collect();
-                err(&field(&format!("handles.{hname}")), format!("no handle named `{hname}` (handles: {})", known.join(", ")))
-            })?;
+            let k = handles
+                .iter()
+                .position(|h| &h.name == hname)
+                .ok_or_else(|| {
+                    let known: Vec<&str> = handles.iter().map(|h| h.name.as_str()).collect();
+                    err(
+                        &field(&format!("handles.{hname}")),
+                        format!("no handle named `{hname}` (handles: {})", known.join(", ")),
+                    )
+                })?;
             if let Action::Move(m) = action {
                 let hf = field(&format!("handles.{hname}"));
                 if let Some(t) = m.translate {
@@ -160,7 +208,10 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
                 if let Some(r) = m.rotate {
                     let ax = axis(label, &format!("{hf}.rotate"), r.point, r.axis)?;
                     if !r.angle.is_finite() {
-                        return Err(err(&format!("{hf}.rotate.angle"), format!("must be a finite number of radians, got {}", r.angle)));
+                        return Err(err(
+                            &format!("{hf}.rotate.angle"),
+                            format!("must be a finite number of radians, got {}", r.angle),
+                        ));
                     }
                     if handles[k].torque_axis.is_none() {
                         handles[k].torque_axis = Some(ax);
@@ -172,7 +223,11 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
         phases.push(Phase {
             name: p.name.clone(),
             steps: ((p.duration / f.dt).round() as u64).max(1),
-            material_time: if p.material_time > 0.0 { p.material_time } else { p.duration },
+            material_time: if p.material_time > 0.0 {
+                p.material_time
+            } else {
+                p.duration
+            },
             actions,
         });
     }
@@ -194,7 +249,11 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
 fn axis(label: &str, field: &str, point: [f64; 3], direction: [f64; 3]) -> Result<Axis> {
     let (p, d) = (vec3(point), vec3(direction));
     if !p.is_finite() || !d.is_finite() || d.length() == 0.0 {
-        return Err(Error::scene(label, field, format!("needs a finite point and a non-zero direction, got {point:?}, {direction:?}")));
+        return Err(Error::scene(
+            label,
+            field,
+            format!("needs a finite point and a non-zero direction, got {point:?}, {direction:?}"),
+        ));
     }
     Ok(Axis {
         point: p,
@@ -208,11 +267,17 @@ fn build_mesh(label: &str, spec: &MeshSpec, base: &Path) -> Result<TriMesh> {
         MeshSpec::Grid(g) => {
             for (k, v) in g.size.iter().enumerate() {
                 if !(v.is_finite() && *v > 0.0) {
-                    return Err(err(&format!("cloth.mesh.grid.size[{k}]"), format!("must be a positive length in metres, got {v}")));
+                    return Err(err(
+                        &format!("cloth.mesh.grid.size[{k}]"),
+                        format!("must be a positive length in metres, got {v}"),
+                    ));
                 }
             }
             if g.resolution.contains(&0) {
-                return Err(err("cloth.mesh.grid.resolution", "needs at least one quad along each side".into()));
+                return Err(err(
+                    "cloth.mesh.grid.resolution",
+                    "needs at least one quad along each side".into(),
+                ));
             }
             let origin = vec3(g.origin);
             if !origin.is_finite() {
@@ -223,26 +288,46 @@ fn build_mesh(label: &str, spec: &MeshSpec, base: &Path) -> Result<TriMesh> {
                 Plane::Xz => (DVec3::X, DVec3::NEG_Z),
             };
             let (nx, ny) = (g.resolution[0], g.resolution[1]);
-            Ok(mesh::grid(g.size[0], g.size[1], nx, ny, g.pattern, origin, axes))
+            Ok(mesh::grid(
+                g.size[0], g.size[1], nx, ny, g.pattern, origin, axes,
+            ))
         }
         MeshSpec::Cylinder(c) => {
             if !(c.radius.is_finite() && c.radius > 0.0 && c.height.is_finite() && c.height > 0.0) {
-                return Err(err("cloth.mesh.cylinder", format!("radius and height must be positive, got {} and {}", c.radius, c.height)));
+                return Err(err(
+                    "cloth.mesh.cylinder",
+                    format!(
+                        "radius and height must be positive, got {} and {}",
+                        c.radius, c.height
+                    ),
+                ));
             }
             if c.rings < 2 || c.segments < 3 {
-                return Err(err("cloth.mesh.cylinder", format!("needs rings >= 2 and segments >= 3, got {} and {}", c.rings, c.segments)));
+                return Err(err(
+                    "cloth.mesh.cylinder",
+                    format!(
+                        "needs rings >= 2 and segments >= 3, got {} and {}",
+                        c.rings, c.segments
+                    ),
+                ));
             }
             Ok(mesh::cylinder(c.radius, c.height, c.rings, c.segments))
         }
         MeshSpec::Obj(o) => {
             if !(o.uv_scale.is_finite() && o.uv_scale > 0.0) {
-                return Err(err("cloth.mesh.obj.uv_scale", format!("must be positive, got {}", o.uv_scale)));
+                return Err(err(
+                    "cloth.mesh.obj.uv_scale",
+                    format!("must be positive, got {}", o.uv_scale),
+                ));
             }
             let path = base.join(&o.path);
             if !path.exists() {
                 return Err(err(
                     "cloth.mesh.obj.path",
-                    format!("mesh file {} does not exist (paths are relative to the scene file's folder)", path.display()),
+                    format!(
+                        "mesh file {} does not exist (paths are relative to the scene file's folder)",
+                        path.display()
+                    ),
                 ));
             }
             mesh::read_obj(&path, o.uv_scale)
@@ -254,7 +339,13 @@ fn resolve_material(label: &str, spec: &MaterialSpec) -> Result<Material> {
     let err = |field: &str, msg: String| Error::scene(label, field, msg);
     let unknown = |name: &str, field: &str| {
         let names: Vec<&str> = material::PRESETS.iter().map(|(n, _)| *n).collect();
-        err(field, format!("unknown material preset `{name}` (presets: {})", names.join(", ")))
+        err(
+            field,
+            format!(
+                "unknown material preset `{name}` (presets: {})",
+                names.join(", ")
+            ),
+        )
     };
     let fields = match spec {
         MaterialSpec::Preset(name) => {
@@ -263,7 +354,9 @@ fn resolve_material(label: &str, spec: &MaterialSpec) -> Result<Material> {
         MaterialSpec::Fields(f) => f,
     };
     let mut m = match &fields.preset {
-        Some(name) => material::preset(name).ok_or_else(|| unknown(name, "cloth.material.preset"))?,
+        Some(name) => {
+            material::preset(name).ok_or_else(|| unknown(name, "cloth.material.preset"))?
+        }
         None => {
             if fields.density.is_none() || fields.bending.is_none() || fields.stretching.is_none() {
                 return Err(err(
@@ -284,16 +377,33 @@ fn resolve_material(label: &str, spec: &MaterialSpec) -> Result<Material> {
         m.stretching = crate::model::membrane::Stretching { k11, k12, k22, k33 };
     }
     if !(m.density.is_finite() && m.density > 0.0) {
-        return Err(err("cloth.material.density", format!("must be a positive areal density (kg/m^2), got {}", m.density)));
+        return Err(err(
+            "cloth.material.density",
+            format!(
+                "must be a positive areal density (kg/m^2), got {}",
+                m.density
+            ),
+        ));
     }
     if !(m.bending.is_finite() && m.bending >= 0.0) {
-        return Err(err("cloth.material.bending", format!("must be a non-negative stiffness (N m), got {}", m.bending)));
+        return Err(err(
+            "cloth.material.bending",
+            format!("must be a non-negative stiffness (N m), got {}", m.bending),
+        ));
     }
     let s = m.stretching;
-    if ![s.k11, s.k12, s.k22, s.k33].iter().all(|k| k.is_finite()) || s.k11 <= 0.0 || s.k22 <= 0.0 || s.k33 <= 0.0 || s.k12 * s.k12 >= s.k11 * s.k22 {
+    if ![s.k11, s.k12, s.k22, s.k33].iter().all(|k| k.is_finite())
+        || s.k11 <= 0.0
+        || s.k22 <= 0.0
+        || s.k33 <= 0.0
+        || s.k12 * s.k12 >= s.k11 * s.k22
+    {
         return Err(err(
             "cloth.material.stretching",
-            format!("[k11, k12, k22, k33] must be finite with k11, k22, k33 > 0 and k12^2 < k11 k22, got {:?}", [s.k11, s.k12, s.k22, s.k33]),
+            format!(
+                "[k11, k12, k22, k33] must be finite with k11, k22, k33 > 0 and k12^2 < k11 k22, got {:?}",
+                [s.k11, s.k12, s.k22, s.k33]
+            ),
         ));
     }
     Ok(m)
@@ -302,7 +412,10 @@ fn resolve_material(label: &str, spec: &MaterialSpec) -> Result<Material> {
 fn select(mesh: &TriMesh, s: &Selector) -> std::result::Result<Vec<u32>, String> {
     let named = |kind: &str, which: &str, allowed: &[&str], generator: &str| {
         if !allowed.contains(&which) {
-            return Err(format!("unknown {kind} `{which}` (use one of: {})", allowed.join(", ")));
+            return Err(format!(
+                "unknown {kind} `{which}` (use one of: {})",
+                allowed.join(", ")
+            ));
         }
         mesh.named_sets
             .get(&format!("{kind}:{which}"))
@@ -325,7 +438,9 @@ fn select(mesh: &TriMesh, s: &Selector) -> std::result::Result<Vec<u32>, String>
         Selector::Indices(ix) => {
             let n = mesh.positions.len();
             if let Some(bad) = ix.iter().find(|&&i| i as usize >= n) {
-                return Err(format!("index {bad} is out of range (the mesh has {n} vertices)"));
+                return Err(format!(
+                    "index {bad} is out of range (the mesh has {n} vertices)"
+                ));
             }
             ix.clone()
         }
@@ -336,4 +451,3 @@ fn select(mesh: &TriMesh, s: &Selector) -> std::result::Result<Vec<u32>, String>
     v.dedup();
     Ok(v)
 }
-

@@ -180,7 +180,10 @@ pub struct HandleSpec {
 #[serde(rename_all = "lowercase", deny_unknown_fields)]
 pub enum Selector {
     /// Vertices inside an axis-aligned box (initial positions).
-    Box { min: [f64; 3], max: [f64; 3] },
+    Box {
+        min: [f64; 3],
+        max: [f64; 3],
+    },
     Indices(Vec<u32>),
     /// A side of a generated grid: left, right, bottom, top.
     Side(String),
@@ -247,7 +250,9 @@ impl<'de> Deserialize<'de> for Action {
         match serde_json::Value::deserialize(d)? {
             serde_json::Value::String(s) if s == "hold" => Ok(Action::Hold),
             serde_json::Value::String(s) if s == "release" => Ok(Action::Release),
-            v @ serde_json::Value::Object(_) => serde_json::from_value(v).map(Action::Move).map_err(D::Error::custom),
+            v @ serde_json::Value::Object(_) => serde_json::from_value(v)
+                .map(Action::Move)
+                .map_err(D::Error::custom),
             other => Err(D::Error::custom(format!(
                 "unknown handle action {other}: use \"hold\", \"release\" or {{\"translate\": [x, y, z], \"rotate\": {{\"axis\", \"point\", \"angle\"}}}}"
             ))),

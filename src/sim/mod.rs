@@ -43,7 +43,11 @@ pub struct Simulation {
 impl Simulation {
     pub fn new(scene: Scene, backend: Box<dyn Backend>) -> Simulation {
         let x = &scene.cloth.mesh.positions;
-        let handles = scene.handles.iter().map(|h| HandleState::grab(&h.vertices, x)).collect();
+        let handles = scene
+            .handles
+            .iter()
+            .map(|h| HandleState::grab(&h.vertices, x))
+            .collect();
         Simulation {
             scene,
             backend,
@@ -92,7 +96,11 @@ impl Simulation {
         if self.phase_step == 0 {
             let x = self.backend.positions();
             for (k, state) in self.handles.iter_mut().enumerate() {
-                state.begin_phase(phase.actions[k].as_ref(), &self.scene.handles[k].vertices, &x);
+                state.begin_phase(
+                    phase.actions[k].as_ref(),
+                    &self.scene.handles[k].vertices,
+                    &x,
+                );
             }
         }
         let s = (self.phase_step + 1) as f64 / phase.steps as f64;
@@ -100,7 +108,8 @@ impl Simulation {
         self.targets.clear();
         for (k, state) in self.handles.iter().enumerate() {
             if state.held {
-                self.pinned.extend_from_slice(&self.scene.handles[k].vertices);
+                self.pinned
+                    .extend_from_slice(&self.scene.handles[k].vertices);
                 state.targets(phase.actions[k].as_ref(), s, &mut self.targets);
             }
         }
@@ -121,7 +130,10 @@ impl Simulation {
             let range = offset..offset + count;
             offset += count;
             let axis = self.scene.handles[k].torque_axis;
-            for (f, x) in report.reactions[range.clone()].iter().zip(&self.targets[range]) {
+            for (f, x) in report.reactions[range.clone()]
+                .iter()
+                .zip(&self.targets[range])
+            {
                 reactions[k].force += *f;
                 if let Some(a) = axis {
                     reactions[k].torque += (*x - a.point).cross(*f).dot(a.direction);

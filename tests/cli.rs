@@ -1,0 +1,129 @@
+//! The `crease` binary as a user runs it.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn crease(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_crease"))
+        .args(args)
+        .output()
+        .expect("run crease")
+}
+
+fn temp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("crease-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+#[test]
+fn run_writes_frames_metrics_and_summary() {
+    let out = temp("run");
+    let o = crease(&[
+        "run",
+        "hang",
+        "--until",
+        "0.04",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // 20 steps at 2 ms, a frame every 10 steps: frames 0, 1, 2.
+    for k in 0..3 {
+        assert!(out.join(format!("frames/{k:05}.obj")).exists(), "frame {k}");
+    }
+    assert!(!out.join("frames/00003.obj").exists());
+    let csv = std::fs::read_to_string(out.join("metrics.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 4);
+    assert!(lines[0].starts_with("time,phase,kinetic_energy,membrane_energy,bending_energy,mean_abs_bend,max_abs_bend,cg_iterations,cg_residual,ms_per_step,force_top,torque_top"));
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["steps"], 20);
+    assert_eq!(summary["backend"], "cpu");
+    assert_eq!(summary["vertices"], 289);
+    for key in [
+        "scene",
+        "faces",
+        "sim_time",
+        "material_time",
+        "wall_seconds",
+        "ms_per_step",
+        "cg_iterations_mean",
+    ] {
+        assert!(summary.get(key).is_some(), "summary lacks {key}");
+    }
+    assert!(summary["final"]["kinetic_energy"].as_f64().unwrap() > 0.0);
+    assert!(summary["final"]["force_top"].as_f64().unwrap() > 0.0);
+    std::fs::remove_dir_all(&out).ok();
+}
+
+#[test]
+fn check_and_scenes_describe_without_running() {
+    let o = crease(&["check", "twist", "--set", "timeline.hold.material_time=500"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success());
+    assert!(
+        text.contains("1792 vertices") && text.contains("handle top: 64 vertices"),
+        "{text}"
+    );
+    assert!(
+        text.contains("phase hold: 250 steps") && text.contains("material time 500 s"),
+        "{text}"
+    );
+    let o = crease(&["scenes"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("twist") && text.contains("hang") && text.contains("drape"),
+        "{text}"
+    );
+}
+
+#[test]
+fn errors_exit_non_zero_with_one_message() {
+    let o = crease(&["run", "no-such-scene.json", "--quiet"]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.starts_with("error: scene no-such-scene.json") && err.contains("built-in: twist"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("panicked") && !err.contains("backtrace"),
+        "{err}"
+    );
+    let o = crease(&["check", "twist", "--set", "dt=-1"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("dt: must be a positive number"),
+        "{err}"
+    );
+}
+
+#[test]
+fn bench_writes_json_rows() {
+    let out = temp("bench");
+    std::fs::create_dir_all(&out).unwrap();
+    let json = out.join("bench.json");
+    let o = crease(&[
+        "bench",
+        "twist",
+        "--vertices",
+        "1000",
+        "--steps",
+        "2",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["backend"], "cpu");
+    let row = &v["rows"][0];
+    assert_eq!(row["vertices"], 1792);
+    for key in ["ms_per_step", "forces_ms", "solve_ms", "cg_iterations"] {
+        assert!(row[key].as_f64().unwrap() > 0.0, "{key}");
+    }
+    std::fs::remove_dir_all(&out).ok();
+}

@@ -1,0 +1,160 @@
+//! Bad scenes fail with messages that name the problem.
+
+use crease::scene;
+use std::path::Path;
+
+fn base() -> serde_json::Value {
+    serde_json::json!({
+        "dt": 0.001,
+        "cloth": {
+            "mesh": { "grid": { "size": [0.1, 0.1], "resolution": [2, 2] } },
+            "material": "cotton"
+        },
+        "handles": { "top": { "select": { "side": "top" } } },
+        "timeline": [ { "name": "settle", "duration": 0.01 } ]
+    })
+}
+
+fn error_of(v: &serde_json::Value, overrides: &[&str]) -> String {
+    let sets: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    match scene::parse("test.json", "test", &v.to_string(), Path::new("."), &sets) {
+        Ok(_) => panic!("scene {v} with {overrides:?} was accepted"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn the_base_scene_is_valid() {
+    let s = scene::parse(
+        "test.json",
+        "test",
+        &base().to_string(),
+        Path::new("."),
+        &[],
+    )
+    .unwrap();
+    assert_eq!(s.cloth.vertex_count(), 9);
+    assert_eq!(s.handles[0].vertices.len(), 3);
+}
+
+#[test]
+fn unknown_field_is_named_with_its_path() {
+    let mut v = base();
+    v["cloth"]["colour"] = "red".into();
+    let e = error_of(&v, &[]);
+    assert!(
+        e.contains("test.json") && e.contains("cloth") && e.contains("unknown field `colour`"),
+        "{e}"
+    );
+    let e = error_of(&base(), &["timeline.settle.handles.top=spin"]);
+    assert!(
+        e.contains("timeline[0].handles.top") && e.contains("unknown handle action"),
+        "{e}"
+    );
+}
+
+#[test]
+fn missing_mesh_file() {
+    let mut v = base();
+    v["cloth"]["mesh"] = serde_json::json!({ "obj": { "path": "no/such/shirt.obj" } });
+    let e = error_of(&v, &[]);
+    assert!(
+        e.contains("cloth.mesh.obj.path")
+            && e.contains("shirt.obj")
+            && e.contains("does not exist"),
+        "{e}"
+    );
+}
+
+#[test]
+fn unknown_preset() {
+    let e = error_of(&base(), &["cloth.material=silk"]);
+    assert!(
+        e.contains("unknown material preset `silk`") && e.contains("cotton"),
+        "{e}"
+    );
+    let e = error_of(&base(), &["cloth.material={\"preset\": \"wool\"}"]);
+    assert!(
+        e.contains("cloth.material.preset") && e.contains("`wool`"),
+        "{e}"
+    );
+}
+
+#[test]
+fn zero_and_negative_time_step() {
+    for dt in ["0", "-0.001"] {
+        let e = error_of(&base(), &[&format!("dt={dt}")]);
+        assert!(
+            e.contains("test.json: dt:") && e.contains("positive"),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn nan_parameter() {
+    // JSON has no NaN: from the command line it arrives as a string.
+    let e = error_of(
+        &base(),
+        &["cloth.material={\"preset\": \"cotton\", \"bending\": NaN}"],
+    );
+    assert!(e.contains("cloth.material"), "{e}");
+    let e = error_of(&base(), &["cloth.damping=NaN"]);
+    assert!(
+        e.contains("cloth.damping") && e.contains("expected f64"),
+        "{e}"
+    );
+    let e = error_of(&base(), &["cloth.material.stretching=[1, 5, 1, 1]"]);
+    assert!(e.contains("cloth.material.stretching"), "{e}");
+}
+
+#[test]
+fn non_manifold_obj() {
+    let dir = std::env::temp_dir().join(format!("crease-nonmanifold-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // Three triangles on the edge (1, 2).
+    std::fs::write(
+        dir.join("fin.obj"),
+        "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nv 1 1 1\nf 1 2 3\nf 2 4 3\nf 3 2 5\n",
+    )
+    .unwrap();
+    let mut v = base();
+    v["cloth"]["mesh"] = serde_json::json!({ "obj": { "path": "fin.obj" } });
+    v["handles"] = serde_json::json!({ "pin": { "select": { "indices": [0] } } });
+    let sets: Vec<String> = vec![];
+    let e = scene::parse("fin-scene.json", "fin", &v.to_string(), &dir, &sets)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("fin.obj") && e.contains("non-manifold") && e.contains("edge"),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn selectors_that_do_not_fit_the_mesh() {
+    let e = error_of(&base(), &["handles.top.select={\"ring\": \"top\"}"]);
+    assert!(
+        e.contains("handles.top.select") && e.contains("cylinder"),
+        "{e}"
+    );
+    let e = error_of(&base(), &["handles.top.select={\"indices\": [0, 99]}"]);
+    assert!(e.contains("index 99 is out of range"), "{e}");
+    let e = error_of(&base(), &["timeline.settle.handles.left=hold"]);
+    assert!(e.contains("no handle named `left`"), "{e}");
+}
+
+#[test]
+fn invalid_json_names_the_line() {
+    let e = scene::parse(
+        "broken.json",
+        "b",
+        "{\n \"dt\": 0.001,\n}",
+        Path::new("."),
+        &[],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("broken.json") && e.contains("line 3"), "{e}");
+}
