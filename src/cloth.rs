@@ -30,6 +30,10 @@ pub struct Cloth {
     pub hinge_rest: Vec<HingeRest>,
     /// Lumped vertex masses `rho * sum(A_f) / 3`.
     pub mass: Vec<f64>,
+    /// The shape-function gradient `beta` of each vertex-face incidence, in
+    /// the order of `topology.vertex_faces.entries`, so per-vertex gathers
+    /// stream it instead of reading whole rest records.
+    pub incidence_beta: Vec<DVec2>,
 }
 
 impl Cloth {
@@ -73,7 +77,14 @@ impl Cloth {
                 mass[v as usize] += material.density * rest.area / 3.0;
             }
         }
+        let incidence_beta = topology
+            .vertex_faces
+            .entries
+            .iter()
+            .map(|&(f, a)| face_rest[f as usize].beta[a as usize])
+            .collect();
         Ok(Cloth {
+            incidence_beta,
             mesh,
             topology,
             material,

@@ -2,17 +2,18 @@
 //! contributions of its faces and hinges in a fixed order, so there are no
 //! atomics or locks and the result is the same whatever the thread count.
 
-use super::bending::HingeState;
-use super::membrane::FaceState;
+use super::bending::HingeStates;
+use super::membrane::FaceStates;
 use crate::cloth::Cloth;
+use crate::model::membrane::outer;
 use glam::{DMat3, DVec3};
 use rayon::prelude::*;
 
 /// Total force on each vertex: gravity, membrane and bending.
 pub fn forces(
     cloth: &Cloth,
-    faces: &[FaceState],
-    hinges: &[HingeState],
+    faces: &FaceStates,
+    hinges: &HingeStates,
     gravity: DVec3,
     out: &mut [DVec3],
 ) {
@@ -22,14 +23,16 @@ pub fn forces(
         .enumerate()
         .for_each(|(v, o)| {
             let mut f = gravity * cloth.mass[v];
-            for &(face, a) in topo.vertex_faces.row(v) {
-                let b = cloth.face_rest[face as usize].beta[a as usize];
-                let s = &faces[face as usize].stress;
+            let (lo, hi) = topo.vertex_faces.range(v);
+            for (&(face, _), b) in topo.vertex_faces.entries[lo..hi]
+                .iter()
+                .zip(&cloth.incidence_beta[lo..hi])
+            {
+                let s = &faces.stress[face as usize];
                 f -= s[0] * b.x + s[1] * b.y;
             }
             for &(h, a) in topo.vertex_hinges.row(v) {
-                let hs = &hinges[h as usize];
-                f += hs.grad[a as usize] * hs.force;
+                f += hinges.grad[h as usize][a as usize] * hinges.force[h as usize];
             }
             *o = f;
         });
@@ -39,8 +42,8 @@ pub fn forces(
 /// block-Jacobi preconditioner).
 pub fn inverse_diagonal(
     cloth: &Cloth,
-    faces: &[FaceState],
-    hinges: &[HingeState],
+    faces: &FaceStates,
+    hinges: &HingeStates,
     scale: f64,
     out: &mut [DMat3],
 ) {
@@ -53,12 +56,11 @@ pub fn inverse_diagonal(
             let mut h = DMat3::ZERO;
             for &(face, a) in topo.vertex_faces.row(v) {
                 let (f, a) = (face as usize, a as usize);
-                h += faces[f].lin.block(&cloth.face_rest[f], &c, a, a);
+                h += faces.lin[f].block(&cloth.face_rest[f], &c, a, a);
             }
             for &(hinge, a) in topo.vertex_hinges.row(v) {
-                let hs = &hinges[hinge as usize];
-                let g = hs.grad[a as usize];
-                h += crate::model::membrane::outer(g, g) * hs.stiffness;
+                let g = hinges.grad[hinge as usize][a as usize];
+                h += outer(g, g) * hinges.stiffness[hinge as usize];
             }
             let block = DMat3::from_diagonal(DVec3::splat(cloth.mass[v])) + h * scale;
             *o = block.inverse();

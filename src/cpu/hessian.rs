@@ -3,14 +3,14 @@
 //! Hessians): per-element products into scratch buffers, then a per-vertex
 //! gather. No global matrix is ever assembled.
 
-use super::bending::HingeState;
-use super::membrane::FaceState;
+use super::bending::HingeStates;
+use super::membrane::FaceStates;
+use super::reduce::CHUNK;
 use crate::cloth::Cloth;
 use glam::{DMat3, DVec3};
 use rayon::prelude::*;
 
 /// Per-element scratch of a product.
-#[derive(Default)]
 pub struct Scratch {
     /// Per face: `A (dP_u, dP_v)`.
     face: Vec<[DVec3; 2]>,
@@ -29,8 +29,8 @@ impl Scratch {
 
 pub struct Operator<'a> {
     pub cloth: &'a Cloth,
-    pub faces: &'a [FaceState],
-    pub hinges: &'a [HingeState],
+    pub faces: &'a FaceStates,
+    pub hinges: &'a HingeStates,
     /// Membrane channel stiffness `d2W/de2 / A`.
     pub c: DMat3,
     pub mass_scale: f64,
@@ -40,6 +40,18 @@ pub struct Operator<'a> {
 impl Operator<'_> {
     /// `out = A p`.
     pub fn apply(&self, scratch: &mut Scratch, p: &[DVec3], out: &mut [DVec3]) {
+        self.apply_filtered(scratch, p, out, None);
+    }
+
+    /// `out = S A p` where S zeroes the rows of non-free vertices (when
+    /// `free` is given); returns `p . out`, reduced in fixed chunks.
+    pub fn apply_filtered(
+        &self,
+        scratch: &mut Scratch,
+        p: &[DVec3],
+        out: &mut [DVec3],
+        free: Option<&[bool]>,
+    ) -> f64 {
         let cloth = self.cloth;
         let (face_out, hinge_out) = (&mut scratch.face, &mut scratch.hinge);
         rayon::join(
@@ -51,9 +63,7 @@ impl Operator<'_> {
                     .for_each(|(f, o)| {
                         let dx = cloth.mesh.faces[f].map(|v| p[v as usize]);
                         *o =
-                            self.faces[f]
-                                .lin
-                                .stress_differential(&cloth.face_rest[f], &self.c, dx);
+                            self.faces.lin[f].stress_differential(&cloth.face_rest[f], &self.c, dx);
                     })
             },
             || {
@@ -62,29 +72,47 @@ impl Operator<'_> {
                     .with_min_len(512)
                     .enumerate()
                     .for_each(|(h, o)| {
-                        let hs = &self.hinges[h];
+                        let g = &self.hinges.grad[h];
                         let v = cloth.topology.hinges[h].v;
-                        let gp: f64 = (0..4).map(|a| hs.grad[a].dot(p[v[a] as usize])).sum();
-                        *o = hs.stiffness * gp;
+                        let gp = g[0].dot(p[v[0] as usize])
+                            + g[1].dot(p[v[1] as usize])
+                            + g[2].dot(p[v[2] as usize])
+                            + g[3].dot(p[v[3] as usize]);
+                        *o = self.hinges.stiffness[h] * gp;
                     })
             },
         );
         let (face_out, hinge_out) = (&scratch.face, &scratch.hinge);
         let topo = &cloth.topology;
-        out.par_iter_mut()
-            .with_min_len(256)
+        let partial: Vec<f64> = out
+            .par_chunks_mut(CHUNK)
             .enumerate()
-            .for_each(|(v, o)| {
-                let mut hp = DVec3::ZERO;
-                for &(face, a) in topo.vertex_faces.row(v) {
-                    let b = cloth.face_rest[face as usize].beta[a as usize];
-                    let d = &face_out[face as usize];
-                    hp += d[0] * b.x + d[1] * b.y;
+            .map(|(chunk, outs)| {
+                let mut dot = 0.0;
+                for (k, o) in outs.iter_mut().enumerate() {
+                    let v = chunk * CHUNK + k;
+                    if free.is_some_and(|f| !f[v]) {
+                        *o = DVec3::ZERO;
+                        continue;
+                    }
+                    let mut hp = DVec3::ZERO;
+                    let (lo, hi) = topo.vertex_faces.range(v);
+                    for (&(face, _), b) in topo.vertex_faces.entries[lo..hi]
+                        .iter()
+                        .zip(&cloth.incidence_beta[lo..hi])
+                    {
+                        let d = &face_out[face as usize];
+                        hp += d[0] * b.x + d[1] * b.y;
+                    }
+                    for &(h, a) in topo.vertex_hinges.row(v) {
+                        hp += self.hinges.grad[h as usize][a as usize] * hinge_out[h as usize];
+                    }
+                    *o = p[v] * (self.mass_scale * cloth.mass[v]) + hp * self.stiffness_scale;
+                    dot += p[v].dot(*o);
                 }
-                for &(h, a) in topo.vertex_hinges.row(v) {
-                    hp += self.hinges[h as usize].grad[a as usize] * hinge_out[h as usize];
-                }
-                *o = p[v] * (self.mass_scale * cloth.mass[v]) + hp * self.stiffness_scale;
-            });
+                dot
+            })
+            .collect();
+        partial.iter().sum()
     }
 }

@@ -6,26 +6,37 @@ use crate::model::membrane::{MembraneLin, green_strain, stress_vectors};
 use glam::DVec3;
 use rayon::prelude::*;
 
-/// What the per-face kernel leaves for the gathers and the solver.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct FaceState {
+/// What the per-face kernel leaves for the gathers and the solver, one array
+/// per quantity so each pass streams only what it reads.
+pub struct FaceStates {
     /// `A (P_u, P_v)`: the corner gradients are `beta_a.x AP_u + beta_a.y AP_v`.
-    pub stress: [DVec3; 2],
+    pub stress: Vec<[DVec3; 2]>,
     /// Linearisation for Hessian products (clamped, PSD).
-    pub lin: MembraneLin,
+    pub lin: Vec<MembraneLin>,
 }
 
-pub fn membrane(cloth: &Cloth, x: &[DVec3], out: &mut [FaceState]) {
+impl FaceStates {
+    pub fn new(faces: usize) -> FaceStates {
+        FaceStates {
+            stress: vec![[DVec3::ZERO; 2]; faces],
+            lin: vec![MembraneLin::default(); faces],
+        }
+    }
+}
+
+pub fn membrane(cloth: &Cloth, x: &[DVec3], out: &mut FaceStates) {
     let k = cloth.material.stretching;
-    out.par_iter_mut()
+    out.stress
+        .par_iter_mut()
+        .zip(out.lin.par_iter_mut())
         .with_min_len(512)
         .enumerate()
-        .for_each(|(f, o)| {
+        .for_each(|(f, (stress, lin))| {
             let rest = &cloth.face_rest[f];
             let (fu, fv) = rest.deformation(cloth.mesh.faces[f].map(|v| x[v as usize]));
             let sigma = k.stress(green_strain(fu, fv));
-            o.stress = stress_vectors(rest, fu, fv, sigma);
-            o.lin = MembraneLin::new(fu, fv, sigma, true);
+            *stress = stress_vectors(rest, fu, fv, sigma);
+            *lin = MembraneLin::new(fu, fv, sigma, true);
         });
 }
 

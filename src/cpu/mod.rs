@@ -25,17 +25,14 @@ use glam::{DMat3, DVec3};
 use std::sync::Arc;
 use std::time::Instant;
 
-pub use bending::HingeState;
-pub use membrane::FaceState;
-
 pub struct CpuBackend {
     cloth: Arc<Cloth>,
     x: Vec<DVec3>,
     v: Vec<DVec3>,
     /// Last step's velocity change: the warm start of the next solve.
     dv: Vec<DVec3>,
-    faces: Vec<FaceState>,
-    hinges: Vec<HingeState>,
+    faces: membrane::FaceStates,
+    hinges: bending::HingeStates,
     force: Vec<DVec3>,
     inv_diag: Vec<DMat3>,
     rhs: Vec<DVec3>,
@@ -54,8 +51,8 @@ impl CpuBackend {
             x: cloth.mesh.positions.clone(),
             v: vec![DVec3::ZERO; n],
             dv: vec![DVec3::ZERO; n],
-            faces: vec![FaceState::default(); cloth.mesh.faces.len()],
-            hinges: vec![HingeState::default(); cloth.topology.hinges.len()],
+            faces: membrane::FaceStates::new(cloth.mesh.faces.len()),
+            hinges: bending::HingeStates::new(cloth.topology.hinges.len()),
             force: vec![DVec3::ZERO; n],
             inv_diag: vec![DMat3::IDENTITY; n],
             rhs: vec![DVec3::ZERO; n],

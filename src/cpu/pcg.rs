@@ -5,7 +5,7 @@
 //! 3x3 diagonal blocks (block Jacobi).
 
 use super::hessian::{Operator, Scratch};
-use super::reduce::dot;
+use super::reduce::{CHUNK, dot};
 use crate::error::{Error, Result};
 use glam::{DMat3, DVec3};
 use rayon::prelude::*;
@@ -105,40 +105,49 @@ pub fn solve(
             "the linear system has non-finite entries (the state blew up): reduce dt".into(),
         ));
     }
-    let precondition = |r: &[DVec3], z: &mut [DVec3]| {
-        z.par_iter_mut()
-            .with_min_len(MIN_LEN)
-            .enumerate()
-            .for_each(|(i, zi)| {
-                *zi = inv_diag[i] * r[i];
-            });
-    };
-    precondition(r, z);
+    z.par_iter_mut()
+        .with_min_len(MIN_LEN)
+        .enumerate()
+        .for_each(|(i, zi)| {
+            *zi = inv_diag[i] * r[i];
+        });
     p.copy_from_slice(z);
     let mut rz = dot(r, z);
     let mut iterations = 0;
     while rr.sqrt() > tolerance * r_ref && iterations < max_iterations {
-        op.apply(scratch, p, q);
-        filter(free, q);
-        let pq = dot(p, q);
+        let pq = op.apply_filtered(scratch, p, q, Some(free));
         if !(pq > 0.0 && pq.is_finite()) {
             return Err(Error::Step(format!(
                 "conjugate gradients broke down at iteration {iterations} (p.Ap = {pq}): the system is not positive definite or the state blew up; reduce dt"
             )));
         }
         let alpha = rz / pq;
-        x.par_iter_mut()
-            .with_min_len(MIN_LEN)
-            .zip(p.par_iter())
-            .for_each(|(xi, pi)| *xi += *pi * alpha);
-        r.par_iter_mut()
-            .with_min_len(MIN_LEN)
-            .zip(q.par_iter())
-            .for_each(|(ri, qi)| *ri -= *qi * alpha);
-        rr = dot(r, r);
+        // One pass: x += alpha p, r -= alpha q, z = P r, and the partial
+        // sums of r.r and r.z per fixed chunk.
+        let partial: Vec<(f64, f64)> = x
+            .par_chunks_mut(CHUNK)
+            .zip(r.par_chunks_mut(CHUNK))
+            .zip(z.par_chunks_mut(CHUNK))
+            .enumerate()
+            .map(|(c, ((xs, rs), zs))| {
+                let base = c * CHUNK;
+                let (mut rr, mut rz) = (0.0, 0.0);
+                for k in 0..xs.len() {
+                    let i = base + k;
+                    xs[k] += p[i] * alpha;
+                    rs[k] -= q[i] * alpha;
+                    zs[k] = inv_diag[i] * rs[k];
+                    rr += rs[k].dot(rs[k]);
+                    rz += rs[k].dot(zs[k]);
+                }
+                (rr, rz)
+            })
+            .collect();
+        let rz_new: f64;
+        (rr, rz_new) = partial
+            .iter()
+            .fold((0.0, 0.0), |(a, b), (c, d)| (a + c, b + d));
         iterations += 1;
-        precondition(r, z);
-        let rz_new = dot(r, z);
         let beta = rz_new / rz;
         rz = rz_new;
         p.par_iter_mut()
@@ -156,8 +165,8 @@ pub fn solve(
 mod tests {
     use super::*;
     use crate::cloth::Cloth;
-    use crate::cpu::bending::{HingeState, bending};
-    use crate::cpu::membrane::{FaceState, membrane};
+    use crate::cpu::bending::{HingeStates, bending};
+    use crate::cpu::membrane::{FaceStates, membrane};
     use crate::mesh::{Pattern, grid};
     use crate::model::material::preset;
     use crate::model::testing::Rng;
@@ -185,8 +194,8 @@ mod tests {
                 .iter()
                 .map(|p| *p * 1.05 + rng.vec3(0.003))
                 .collect();
-            let mut faces = vec![FaceState::default(); cloth.mesh.faces.len()];
-            let mut hinges = vec![HingeState::default(); cloth.topology.hinges.len()];
+            let mut faces = FaceStates::new(cloth.mesh.faces.len());
+            let mut hinges = HingeStates::new(cloth.topology.hinges.len());
             membrane(&cloth, &x, &mut faces);
             bending(&cloth, &x, &mut hinges);
             let h = [1e-3, 2e-3, 5e-3, 1e-2][trial];

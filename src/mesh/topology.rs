@@ -36,7 +36,13 @@ impl Csr {
     }
 
     pub fn row(&self, v: usize) -> &[(u32, u32)] {
-        &self.entries[self.offsets[v] as usize..self.offsets[v + 1] as usize]
+        let (lo, hi) = self.range(v);
+        &self.entries[lo..hi]
+    }
+
+    /// Index range of row `v` in `entries` (and in arrays aligned with it).
+    pub fn range(&self, v: usize) -> (usize, usize) {
+        (self.offsets[v] as usize, self.offsets[v + 1] as usize)
     }
 }
 
