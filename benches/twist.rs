@@ -9,10 +9,7 @@ use std::sync::Arc;
 
 fn main() -> anyhow::Result<()> {
     // `cargo bench` passes `--bench`; a filter argument selects sizes.
-    let sizes: Vec<usize> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse().ok())
-        .collect();
+    let sizes: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
     let sizes = if sizes.is_empty() {
         vec![2000, 7000, 27000]
     } else {

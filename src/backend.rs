@@ -2,12 +2,16 @@
 //! backend computes it.
 
 use crate::error::Result;
+use crate::measure::{Channels, Measures};
 use crate::scene::SolverSettings;
 use glam::DVec3;
 
 /// What one time step needs besides the backend's own state.
 pub struct StepInput<'a> {
     pub dt: f64,
+    /// Material time the step stands for (the friction and plastic clocks
+    /// advance by it; MODEL.md "Time elapse").
+    pub material_dt: f64,
     pub gravity: DVec3,
     /// Hard-pinned vertices (sorted) and where each must be at the step's end.
     pub pinned: &'a [u32],
@@ -29,22 +33,16 @@ pub struct StepReport {
     pub solve_ms: f64,
 }
 
-/// Energies and bend statistics of the current state.
-#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
-pub struct Measures {
-    pub kinetic_energy: f64,
-    pub membrane_energy: f64,
-    pub bending_energy: f64,
-    /// Mean and max over hinges of |theta - theta_rest|, radians.
-    pub mean_abs_bend: f64,
-    pub max_abs_bend: f64,
-}
-
 pub trait Backend {
     fn name(&self) -> &'static str;
     /// Advances the state by one linearised backward-Euler step.
     fn step(&mut self, input: &StepInput) -> Result<StepReport>;
     fn positions(&self) -> Vec<DVec3>;
     fn velocities(&self) -> Vec<DVec3>;
-    fn measure(&self) -> Measures;
+    /// Friction and plastic state of every channel.
+    fn channels(&self) -> Channels;
+    fn measure(&self) -> Measures {
+        crate::measure::measure(&self.cloth(), &self.positions(), &self.velocities(), &self.channels())
+    }
+    fn cloth(&self) -> std::sync::Arc<crate::cloth::Cloth>;
 }

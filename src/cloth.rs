@@ -34,6 +34,9 @@ pub struct Cloth {
     /// the order of `topology.vertex_faces.entries`, so per-vertex gathers
     /// stream it instead of reading whole rest records.
     pub incidence_beta: Vec<DVec2>,
+    /// Hinges of the scene's measurement region (a fold, say), whose bends
+    /// the `region_*` metrics report; `None`: all hinges.
+    pub region_hinges: Option<Vec<u32>>,
 }
 
 impl Cloth {
@@ -85,6 +88,7 @@ impl Cloth {
             .collect();
         Ok(Cloth {
             incidence_beta,
+            region_hinges: None,
             mesh,
             topology,
             material,
@@ -126,34 +130,17 @@ mod tests {
 
     #[test]
     fn masses_sum_to_density_times_area() {
-        let mesh = grid(
-            0.5,
-            0.2,
-            5,
-            4,
-            Pattern::Alternating,
-            DVec3::ZERO,
-            (DVec3::X, DVec3::Y),
-        );
+        let mesh = grid(0.5, 0.2, 5, 4, Pattern::Alternating, DVec3::ZERO, (DVec3::X, DVec3::Y));
         let m = preset("cotton").unwrap();
         let cloth = Cloth::new(mesh, m, 0.0, DVec3::X).unwrap();
         let total: f64 = cloth.mass.iter().sum();
         assert!((total - 0.06 * 0.1).abs() < 1e-15);
-        assert!(
-            cloth
-                .hinge_rest
-                .iter()
-                .all(|h| h.theta == 0.0 && h.factor > 0.0)
-        );
+        assert!(cloth.hinge_rest.iter().all(|h| h.theta == 0.0 && h.factor > 0.0));
     }
 
     #[test]
     fn own_rest_shape_matches_the_triangle() {
-        let x = [
-            DVec3::ZERO,
-            DVec3::new(0.1, 0.0, 0.0),
-            DVec3::new(0.0, 0.1, 0.02),
-        ];
+        let x = [DVec3::ZERO, DVec3::new(0.1, 0.0, 0.0), DVec3::new(0.0, 0.1, 0.02)];
         let uv = own_rest_shape(x, DVec3::X);
         for k in 0..3 {
             let l3 = (x[(k + 1) % 3] - x[k]).length();
@@ -166,15 +153,7 @@ mod tests {
 
     #[test]
     fn degenerate_face_is_named() {
-        let mut mesh = grid(
-            0.5,
-            0.2,
-            2,
-            1,
-            Pattern::Regular,
-            DVec3::ZERO,
-            (DVec3::X, DVec3::Y),
-        );
+        let mut mesh = grid(0.5, 0.2, 2, 1, Pattern::Regular, DVec3::ZERO, (DVec3::X, DVec3::Y));
         mesh.uv = None;
         // Face 0 is (0, 1, 4): put vertex 4 on the segment 0-1.
         mesh.positions[4] = (mesh.positions[0] + mesh.positions[1]) * 0.5;

@@ -14,10 +14,7 @@ pub enum Error {
     },
     /// A mesh that cannot be used for simulation.
     #[error("mesh {source_name}: {message}")]
-    Mesh {
-        source_name: String,
-        message: String,
-    },
+    Mesh { source_name: String, message: String },
     /// A simulation step that produced non-finite values or could not proceed.
     #[error("simulation: {0}")]
     Step(String),
@@ -35,11 +32,7 @@ pub enum Error {
 pub type Result<T> = std::result::Result<T, Error>;
 
 impl Error {
-    pub fn scene(
-        file: impl Into<String>,
-        field: impl Into<String>,
-        message: impl Into<String>,
-    ) -> Self {
+    pub fn scene(file: impl Into<String>, field: impl Into<String>, message: impl Into<String>) -> Self {
         Error::Scene {
             file: file.into(),
             field: field.into(),

@@ -15,11 +15,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 #[derive(Parser)]
-#[command(
-    name = "crease",
-    version,
-    about = "A cloth simulator whose wrinkles remember"
-)]
+#[command(name = "crease", version, about = "A cloth simulator whose wrinkles remember")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -189,18 +185,10 @@ fn real_main() -> Result<()> {
                 let mut rows = Vec::new();
                 println!(
                     "{:>8} {:>8} {:>7} {:>11} {:>10} {:>10} {:>9} {:>8}",
-                    "backend",
-                    "vertices",
-                    "steps",
-                    "ms/step",
-                    "forces_ms",
-                    "solve_ms",
-                    "other_ms",
-                    "cg_iter"
+                    "backend", "vertices", "steps", "ms/step", "forces_ms", "solve_ms", "other_ms", "cg_iter"
                 );
                 for target in vertices {
-                    let scene =
-                        crease::bench::twist_scene(crease::bench::refinement(target), &set)?;
+                    let scene = crease::bench::twist_scene(crease::bench::refinement(target), &set)?;
                     let b = make_backend(backend, &scene);
                     let row = crease::bench::run_twist(scene, b, steps)?;
                     println!(
@@ -251,13 +239,7 @@ fn print_scene(s: &Scene) {
     let m = &c.material;
     println!(
         "  material: density {} kg/m^2, bending {} N m, stretching k11 {} k12 {} k22 {} k33 {} N/m; damping {} s",
-        m.density,
-        m.bending,
-        m.stretching.k11,
-        m.stretching.k12,
-        m.stretching.k22,
-        m.stretching.k33,
-        c.damping
+        m.density, m.bending, m.stretching.k11, m.stretching.k12, m.stretching.k22, m.stretching.k33, c.damping
     );
     for h in &s.handles {
         let axis = h
@@ -298,9 +280,5 @@ fn print_scene(s: &Scene) {
             }
         );
     }
-    println!(
-        "  output every {} s ({} steps)",
-        s.frame_interval,
-        s.frame_steps()
-    );
+    println!("  output every {} s ({} steps)", s.frame_interval, s.frame_steps());
 }

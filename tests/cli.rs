@@ -89,10 +89,7 @@ fn errors_exit_non_zero_with_one_message() {
         err.starts_with("error: scene no-such-scene.json") && err.contains("built-in: twist"),
         "{err}"
     );
-    assert!(
-        !err.contains("panicked") && !err.contains("backtrace"),
-        "{err}"
-    );
+    assert!(!err.contains("panicked") && !err.contains("backtrace"), "{err}");
     let o = crease(&["check", "twist", "--set", "dt=-1"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
@@ -117,8 +114,7 @@ fn bench_writes_json_rows() {
         json.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(v["backend"], "cpu");
     let row = &v["rows"][0];
     assert_eq!(row["vertices"], 1792);

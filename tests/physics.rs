@@ -28,7 +28,9 @@ fn internal_forces_sum_to_zero_and_exert_no_torque() {
         })
         .collect();
     b.set_state(&x, &vec![DVec3::ZERO; x.len()]);
-    let f = b.forces(DVec3::ZERO).to_vec();
+    let f = b
+        .forces(DVec3::ZERO, &crease::cpu::Scales::new(1e-3, 1e-3, 0.0))
+        .to_vec();
     let scale: f64 = f.iter().map(|v| v.length()).sum();
     let sum: DVec3 = f.iter().sum();
     let torque: DVec3 = x.iter().zip(&f).map(|(p, q)| p.cross(*q)).sum();
@@ -96,10 +98,7 @@ fn twist_reaction_torque_opposes_the_turn_and_grows_with_angle() {
 #[test]
 fn runs_are_bitwise_reproducible_across_thread_counts() {
     let run = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         pool.install(|| {
             let scene = scene::load("drape", &["timeline.drape.duration=0.1".to_string()]).unwrap();
             let b = cpu(&scene);

@@ -25,14 +25,7 @@ fn error_of(v: &serde_json::Value, overrides: &[&str]) -> String {
 
 #[test]
 fn the_base_scene_is_valid() {
-    let s = scene::parse(
-        "test.json",
-        "test",
-        &base().to_string(),
-        Path::new("."),
-        &[],
-    )
-    .unwrap();
+    let s = scene::parse("test.json", "test", &base().to_string(), Path::new("."), &[]).unwrap();
     assert_eq!(s.cloth.vertex_count(), 9);
     assert_eq!(s.handles[0].vertices.len(), 3);
 }
@@ -59,9 +52,7 @@ fn missing_mesh_file() {
     v["cloth"]["mesh"] = serde_json::json!({ "obj": { "path": "no/such/shirt.obj" } });
     let e = error_of(&v, &[]);
     assert!(
-        e.contains("cloth.mesh.obj.path")
-            && e.contains("shirt.obj")
-            && e.contains("does not exist"),
+        e.contains("cloth.mesh.obj.path") && e.contains("shirt.obj") && e.contains("does not exist"),
         "{e}"
     );
 }
@@ -74,36 +65,24 @@ fn unknown_preset() {
         "{e}"
     );
     let e = error_of(&base(), &["cloth.material={\"preset\": \"wool\"}"]);
-    assert!(
-        e.contains("cloth.material.preset") && e.contains("`wool`"),
-        "{e}"
-    );
+    assert!(e.contains("cloth.material.preset") && e.contains("`wool`"), "{e}");
 }
 
 #[test]
 fn zero_and_negative_time_step() {
     for dt in ["0", "-0.001"] {
         let e = error_of(&base(), &[&format!("dt={dt}")]);
-        assert!(
-            e.contains("test.json: dt:") && e.contains("positive"),
-            "{e}"
-        );
+        assert!(e.contains("test.json: dt:") && e.contains("positive"), "{e}");
     }
 }
 
 #[test]
 fn nan_parameter() {
     // JSON has no NaN: from the command line it arrives as a string.
-    let e = error_of(
-        &base(),
-        &["cloth.material={\"preset\": \"cotton\", \"bending\": NaN}"],
-    );
+    let e = error_of(&base(), &["cloth.material={\"preset\": \"cotton\", \"bending\": NaN}"]);
     assert!(e.contains("cloth.material"), "{e}");
     let e = error_of(&base(), &["cloth.damping=NaN"]);
-    assert!(
-        e.contains("cloth.damping") && e.contains("expected f64"),
-        "{e}"
-    );
+    assert!(e.contains("cloth.damping") && e.contains("expected f64"), "{e}");
     let e = error_of(&base(), &["cloth.material.stretching=[1, 5, 1, 1]"]);
     assert!(e.contains("cloth.material.stretching"), "{e}");
 }
@@ -135,10 +114,7 @@ fn non_manifold_obj() {
 #[test]
 fn selectors_that_do_not_fit_the_mesh() {
     let e = error_of(&base(), &["handles.top.select={\"ring\": \"top\"}"]);
-    assert!(
-        e.contains("handles.top.select") && e.contains("cylinder"),
-        "{e}"
-    );
+    assert!(e.contains("handles.top.select") && e.contains("cylinder"), "{e}");
     let e = error_of(&base(), &["handles.top.select={\"indices\": [0, 99]}"]);
     assert!(e.contains("index 99 is out of range"), "{e}");
     let e = error_of(&base(), &["timeline.settle.handles.left=hold"]);
@@ -147,14 +123,8 @@ fn selectors_that_do_not_fit_the_mesh() {
 
 #[test]
 fn invalid_json_names_the_line() {
-    let e = scene::parse(
-        "broken.json",
-        "b",
-        "{\n \"dt\": 0.001,\n}",
-        Path::new("."),
-        &[],
-    )
-    .unwrap_err()
-    .to_string();
+    let e = scene::parse("broken.json", "b", "{\n \"dt\": 0.001,\n}", Path::new("."), &[])
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("broken.json") && e.contains("line 3"), "{e}");
 }

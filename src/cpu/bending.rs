@@ -1,8 +1,12 @@
-//! Per-hinge kernel: dihedral angle and bending mode at the current
-//! positions (MODEL.md "Bending: discrete shells").
+//! Per-hinge kernel: dihedral angle and bending mode at the step's start
+//! positions, the bending channel's friction/plastic update, the hinge force
+//! and its coefficient in the implicit system (MODEL.md "Bending", "Internal
+//! friction", "Plasticity"; the paper's Eq. 5-14).
 
+use super::Scales;
 use crate::cloth::Cloth;
 use crate::model::bending::dihedral_gradient;
+use crate::model::channel::ChannelState;
 use glam::DVec3;
 use rayon::prelude::*;
 
@@ -11,36 +15,56 @@ use rayon::prelude::*;
 pub struct HingeStates {
     /// `dtheta/dx` for the hinge's four vertices.
     pub grad: Vec<[DVec3; 4]>,
-    /// Force coefficient: the hinge pushes vertex `a` with `force * grad[a]`,
-    /// `force = -k_b s_e (theta - theta_rest)`.
+    /// Force coefficient: the hinge pushes vertex `a` with `force * grad[a]`.
     pub force: Vec<f64>,
-    /// Gauss-Newton stiffness `k_b s_e`: the Hessian is `stiffness grad grad^T`.
-    pub stiffness: Vec<f64>,
+    /// The hinge's block of the system matrix is `coef grad grad^T`.
+    pub coef: Vec<f64>,
+    /// Friction and plastic state of each hinge's bending channel.
+    pub channel: Vec<ChannelState>,
 }
 
 impl HingeStates {
-    pub fn new(hinges: usize) -> HingeStates {
+    pub fn new(cloth: &Cloth) -> HingeStates {
+        let n = cloth.topology.hinges.len();
         HingeStates {
-            grad: vec![[DVec3::ZERO; 4]; hinges],
-            force: vec![0.0; hinges],
-            stiffness: vec![0.0; hinges],
+            grad: vec![[DVec3::ZERO; 4]; n],
+            force: vec![0.0; n],
+            coef: vec![0.0; n],
+            channel: vec![cloth.material.bending_channel.initial_state(); n],
         }
     }
 }
 
-pub fn bending(cloth: &Cloth, x: &[DVec3], out: &mut HingeStates) {
-    let kb = cloth.material.bending;
+/// Updates every hinge's channel at positions `x`, velocities `v`, then
+/// its force `-s_e (k_b (strain - eps_p) + friction stress) grad` and system
+/// coefficient `s_e (elastic k_b + friction k_f + damping D)`.
+pub fn bending(cloth: &Cloth, x: &[DVec3], v: &[DVec3], scales: &Scales, out: &mut HingeStates) {
+    let m = &cloth.material;
+    let kb = m.bending;
     out.grad
         .par_iter_mut()
         .zip(out.force.par_iter_mut())
-        .zip(out.stiffness.par_iter_mut())
+        .zip(out.coef.par_iter_mut())
+        .zip(out.channel.par_iter_mut())
         .with_min_len(512)
         .enumerate()
-        .for_each(|(h, ((grad, force), stiffness))| {
+        .for_each(|(h, (((grad, force), coef), state))| {
             let rest = &cloth.hinge_rest[h];
-            let (theta, g) = dihedral_gradient(cloth.topology.hinges[h].v.map(|v| x[v as usize]));
+            let idx = cloth.topology.hinges[h].v;
+            let (theta, g) = dihedral_gradient(idx.map(|i| x[i as usize]));
+            let strain = theta - rest.theta;
+            let rate: f64 = (0..4).map(|a| g[a].dot(v[idx[a] as usize])).sum();
+            let c = m.bending_channel.update(
+                &m.bending_models,
+                state,
+                strain,
+                rate,
+                kb,
+                scales.dt,
+                scales.material_dt,
+            );
             *grad = g;
-            *stiffness = kb * rest.factor;
-            *force = -*stiffness * (theta - rest.theta);
+            *force = -rest.factor * (kb * (strain - c.eps_p) + c.stress);
+            *coef = rest.factor * (scales.elastic * kb + scales.friction * c.stiffness + scales.damping * c.damping);
         });
 }

@@ -10,59 +10,40 @@ use glam::{DMat3, DVec3};
 use rayon::prelude::*;
 
 /// Total force on each vertex: gravity, membrane and bending.
-pub fn forces(
-    cloth: &Cloth,
-    faces: &FaceStates,
-    hinges: &HingeStates,
-    gravity: DVec3,
-    out: &mut [DVec3],
-) {
+pub fn forces(cloth: &Cloth, faces: &FaceStates, hinges: &HingeStates, gravity: DVec3, out: &mut [DVec3]) {
     let topo = &cloth.topology;
-    out.par_iter_mut()
-        .with_min_len(256)
-        .enumerate()
-        .for_each(|(v, o)| {
-            let mut f = gravity * cloth.mass[v];
-            let (lo, hi) = topo.vertex_faces.range(v);
-            for (&(face, _), b) in topo.vertex_faces.entries[lo..hi]
-                .iter()
-                .zip(&cloth.incidence_beta[lo..hi])
-            {
-                let s = &faces.stress[face as usize];
-                f -= s[0] * b.x + s[1] * b.y;
-            }
-            for &(h, a) in topo.vertex_hinges.row(v) {
-                f += hinges.grad[h as usize][a as usize] * hinges.force[h as usize];
-            }
-            *o = f;
-        });
+    out.par_iter_mut().with_min_len(256).enumerate().for_each(|(v, o)| {
+        let mut f = gravity * cloth.mass[v];
+        let (lo, hi) = topo.vertex_faces.range(v);
+        for (&(face, _), b) in topo.vertex_faces.entries[lo..hi]
+            .iter()
+            .zip(&cloth.incidence_beta[lo..hi])
+        {
+            let s = &faces.stress[face as usize];
+            f -= s[0] * b.x + s[1] * b.y;
+        }
+        for &(h, a) in topo.vertex_hinges.row(v) {
+            f += hinges.grad[h as usize][a as usize] * hinges.force[h as usize];
+        }
+        *o = f;
+    });
 }
 
-/// Inverse of each vertex's 3x3 diagonal block of `A = M + scale H` (the
-/// block-Jacobi preconditioner).
-pub fn inverse_diagonal(
-    cloth: &Cloth,
-    faces: &FaceStates,
-    hinges: &HingeStates,
-    scale: f64,
-    out: &mut [DMat3],
-) {
+/// Inverse of each vertex's 3x3 diagonal block of the system matrix
+/// `A = M + sum of element blocks` (the block-Jacobi preconditioner).
+pub fn inverse_diagonal(cloth: &Cloth, faces: &FaceStates, hinges: &HingeStates, out: &mut [DMat3]) {
     let topo = &cloth.topology;
-    let c = cloth.material.stretching.stiffness();
-    out.par_iter_mut()
-        .with_min_len(256)
-        .enumerate()
-        .for_each(|(v, o)| {
-            let mut h = DMat3::ZERO;
-            for &(face, a) in topo.vertex_faces.row(v) {
-                let (f, a) = (face as usize, a as usize);
-                h += faces.lin[f].block(&cloth.face_rest[f], &c, a, a);
-            }
-            for &(hinge, a) in topo.vertex_hinges.row(v) {
-                let g = hinges.grad[hinge as usize][a as usize];
-                h += outer(g, g) * hinges.stiffness[hinge as usize];
-            }
-            let block = DMat3::from_diagonal(DVec3::splat(cloth.mass[v])) + h * scale;
-            *o = block.inverse();
-        });
+    out.par_iter_mut().with_min_len(256).enumerate().for_each(|(v, o)| {
+        let mut h = DMat3::ZERO;
+        for &(face, a) in topo.vertex_faces.row(v) {
+            let (f, a) = (face as usize, a as usize);
+            h += faces.lin[f].block(&cloth.face_rest[f], a, a);
+        }
+        for &(hinge, a) in topo.vertex_hinges.row(v) {
+            let g = hinges.grad[hinge as usize][a as usize];
+            h += outer(g, g) * hinges.coef[hinge as usize];
+        }
+        let block = DMat3::from_diagonal(DVec3::splat(cloth.mass[v])) + h;
+        *o = block.inverse();
+    });
 }

@@ -1,20 +1,21 @@
 //! Matrix-free products with the implicit system matrix
-//! `A = mass_scale M + stiffness_scale H` (H = -df/dx, the PSD element
-//! Hessians): per-element products into scratch buffers, then a per-vertex
-//! gather. No global matrix is ever assembled.
+//! `A = mass_scale M + S`, where S is the sum of the element blocks the
+//! kernels left (already scaled: `h (h + alpha)` on elastic terms, `h^2` on
+//! friction springs, `h` on friction damping): per-element products into
+//! scratch buffers, then a per-vertex gather. No global matrix is assembled.
 
 use super::bending::HingeStates;
 use super::membrane::FaceStates;
 use super::reduce::CHUNK;
 use crate::cloth::Cloth;
-use glam::{DMat3, DVec3};
+use glam::DVec3;
 use rayon::prelude::*;
 
 /// Per-element scratch of a product.
 pub struct Scratch {
     /// Per face: `A (dP_u, dP_v)`.
     face: Vec<[DVec3; 2]>,
-    /// Per hinge: `k_b s_e (grad . p)`.
+    /// Per hinge: `coef (grad . p)`.
     hinge: Vec<f64>,
 }
 
@@ -31,10 +32,7 @@ pub struct Operator<'a> {
     pub cloth: &'a Cloth,
     pub faces: &'a FaceStates,
     pub hinges: &'a HingeStates,
-    /// Membrane channel stiffness `d2W/de2 / A`.
-    pub c: DMat3,
     pub mass_scale: f64,
-    pub stiffness_scale: f64,
 }
 
 impl Operator<'_> {
@@ -45,13 +43,7 @@ impl Operator<'_> {
 
     /// `out = S A p` where S zeroes the rows of non-free vertices (when
     /// `free` is given); returns `p . out`, reduced in fixed chunks.
-    pub fn apply_filtered(
-        &self,
-        scratch: &mut Scratch,
-        p: &[DVec3],
-        out: &mut [DVec3],
-        free: Option<&[bool]>,
-    ) -> f64 {
+    pub fn apply_filtered(&self, scratch: &mut Scratch, p: &[DVec3], out: &mut [DVec3], free: Option<&[bool]>) -> f64 {
         let cloth = self.cloth;
         let (face_out, hinge_out) = (&mut scratch.face, &mut scratch.hinge);
         rayon::join(
@@ -62,8 +54,7 @@ impl Operator<'_> {
                     .enumerate()
                     .for_each(|(f, o)| {
                         let dx = cloth.mesh.faces[f].map(|v| p[v as usize]);
-                        *o =
-                            self.faces.lin[f].stress_differential(&cloth.face_rest[f], &self.c, dx);
+                        *o = self.faces.lin[f].stress_differential(&cloth.face_rest[f], dx);
                     })
             },
             || {
@@ -78,7 +69,7 @@ impl Operator<'_> {
                             + g[1].dot(p[v[1] as usize])
                             + g[2].dot(p[v[2] as usize])
                             + g[3].dot(p[v[3] as usize]);
-                        *o = self.hinges.stiffness[h] * gp;
+                        *o = self.hinges.coef[h] * gp;
                     })
             },
         );
@@ -107,7 +98,7 @@ impl Operator<'_> {
                     for &(h, a) in topo.vertex_hinges.row(v) {
                         hp += self.hinges.grad[h as usize][a as usize] * hinge_out[h as usize];
                     }
-                    *o = p[v] * (self.mass_scale * cloth.mass[v]) + hp * self.stiffness_scale;
+                    *o = p[v] * (self.mass_scale * cloth.mass[v]) + hp;
                     dot += p[v].dot(*o);
                 }
                 dot

@@ -1,7 +1,11 @@
-//! Per-face kernel: membrane stress vectors and the face's linearisation at
-//! the current positions (MODEL.md "Membrane: orthotropic StVK").
+//! Per-face kernel: the face's three in-plane channels (e_uu, e_vv, e_uv)
+//! are updated at the step's start state, then the membrane stress vectors
+//! and the face's linearisation for the implicit system are written
+//! (MODEL.md "Membrane", the paper's §3.4 Eq. 15-16).
 
+use super::Scales;
 use crate::cloth::Cloth;
+use crate::model::channel::ChannelState;
 use crate::model::membrane::{MembraneLin, green_strain, stress_vectors};
 use glam::DVec3;
 use rayon::prelude::*;
@@ -9,48 +13,94 @@ use rayon::prelude::*;
 /// What the per-face kernel leaves for the gathers and the solver, one array
 /// per quantity so each pass streams only what it reads.
 pub struct FaceStates {
-    /// `A (P_u, P_v)`: the corner gradients are `beta_a.x AP_u + beta_a.y AP_v`.
+    /// `A (P_u, P_v)`: the corner forces are `-(beta_a.x AP_u + beta_a.y AP_v)`.
     pub stress: Vec<[DVec3; 2]>,
-    /// Linearisation for Hessian products (clamped, PSD).
+    /// The face's block of the system matrix (already scaled).
     pub lin: Vec<MembraneLin>,
+    /// Friction and plastic state of the three in-plane channels.
+    pub channel: Vec<[ChannelState; 3]>,
 }
 
 impl FaceStates {
-    pub fn new(faces: usize) -> FaceStates {
+    pub fn new(cloth: &Cloth) -> FaceStates {
+        let n = cloth.mesh.faces.len();
+        let initial = cloth.material.in_plane_channels.map(|c| c.initial_state());
         FaceStates {
-            stress: vec![[DVec3::ZERO; 2]; faces],
-            lin: vec![MembraneLin::default(); faces],
+            stress: vec![[DVec3::ZERO; 2]; n],
+            lin: vec![MembraneLin::default(); n],
+            channel: vec![initial; n],
         }
     }
 }
 
-pub fn membrane(cloth: &Cloth, x: &[DVec3], out: &mut FaceStates) {
-    let k = cloth.material.stretching;
+/// Channel stress of the elastic part: StVK on `e - eps_p`.
+pub fn elastic_strain(e: [f64; 3], eps_p: [f64; 3]) -> [f64; 3] {
+    [e[0] - eps_p[0], e[1] - eps_p[1], e[2] - eps_p[2]]
+}
+
+pub fn membrane(cloth: &Cloth, x: &[DVec3], v: &[DVec3], scales: &Scales, out: &mut FaceStates) {
+    let m = &cloth.material;
+    let k = m.in_plane_stiffness();
+    let c_elastic = m.stretching.stiffness();
     out.stress
         .par_iter_mut()
         .zip(out.lin.par_iter_mut())
+        .zip(out.channel.par_iter_mut())
         .with_min_len(512)
         .enumerate()
-        .for_each(|(f, (stress, lin))| {
+        .for_each(|(f, ((stress, lin), state))| {
             let rest = &cloth.face_rest[f];
-            let (fu, fv) = rest.deformation(cloth.mesh.faces[f].map(|v| x[v as usize]));
-            let sigma = k.stress(green_strain(fu, fv));
+            let face = cloth.mesh.faces[f];
+            let (fu, fv) = rest.deformation(face.map(|i| x[i as usize]));
+            let (du, dv) = rest.deformation(face.map(|i| v[i as usize]));
+            let e = green_strain(fu, fv);
+            let rate = [fu.dot(du), fv.dot(dv), 0.5 * (fu.dot(dv) + fv.dot(du))];
+            let mut eps_p = [0.0; 3];
+            let mut sigma_friction = [0.0; 3];
+            let mut extra = [0.0; 3];
+            for c in 0..3 {
+                let ch = m.in_plane_channels[c].update(
+                    &m.in_plane_models,
+                    &mut state[c],
+                    e[c],
+                    rate[c],
+                    k[c],
+                    scales.dt,
+                    scales.material_dt,
+                );
+                eps_p[c] = ch.eps_p;
+                sigma_friction[c] = ch.stress;
+                extra[c] = scales.friction * ch.stiffness + scales.damping * ch.damping;
+            }
+            let sigma_elastic = m.stretching.stress(elastic_strain(e, eps_p));
+            let sigma = [0, 1, 2].map(|c| sigma_elastic[c] + sigma_friction[c]);
             *stress = stress_vectors(rest, fu, fv, sigma);
-            *lin = MembraneLin::new(fu, fv, sigma, true);
+            let s = scales.elastic;
+            let c = [
+                s * c_elastic[0] + extra[0],
+                s * c_elastic[1],
+                s * c_elastic[2] + extra[1],
+                s * c_elastic[3] + extra[2],
+            ];
+            // Geometric term from the elastic stress only (friction enters
+            // with its Gauss-Newton Hessian), clamped to stay PSD.
+            *lin = MembraneLin::new(fu, fv, sigma_elastic.map(|q| q * s), c, true);
         });
 }
 
-/// Total membrane energy (serial sum in face order: reproducible).
-pub fn membrane_energy(cloth: &Cloth, x: &[DVec3]) -> f64 {
+/// Total elastic membrane energy (serial sum in face order: reproducible).
+pub fn membrane_energy(cloth: &Cloth, x: &[DVec3], channel: &[[ChannelState; 3]]) -> f64 {
     let k = cloth.material.stretching;
     cloth
         .mesh
         .faces
         .iter()
         .zip(&cloth.face_rest)
-        .map(|(face, rest)| {
+        .zip(channel)
+        .map(|((face, rest), ch)| {
             let (fu, fv) = rest.deformation(face.map(|v| x[v as usize]));
-            rest.area * k.energy_density(green_strain(fu, fv))
+            let eps_p = ch.map(|c| c.plastic.eps_p);
+            rest.area * k.energy_density(elastic_strain(green_strain(fu, fv), eps_p))
         })
         .sum()
 }

@@ -1,15 +1,18 @@
 //! The CPU reference backend: f64, parallel with rayon, deterministic.
 //!
 //! One step is the linearised backward Euler of MODEL.md (Baraff & Witkin
-//! 1998; the paper's Eq. 1 / 20) with stiffness-proportional damping:
+//! 1998; the paper's Eq. 1 / 20). With the element blocks S of the system
+//! (`h (h + alpha)` times the elastic Hessians, `h^2` times the friction
+//! springs, `h` times Dahl's friction damping):
 //!
 //! ```text
-//! (M + h (h + alpha) H) dv = h f - h (h + alpha) H v,    H = -df/dx (PSD)
-//! v <- v + dv;  x <- x + h v
+//! (M + S) dv = h f - S v        v <- v + dv;  x <- x + h v
 //! ```
 //!
-//! Each kernel is a file: `membrane` (per face), `bending` (per hinge),
-//! `gather` (per vertex), `hessian` (matrix-free products), `pcg`.
+//! which is `(M - h D - h^2 K) dv = h (f + h K v)` with the damping forces of
+//! `f` taken at the step's start velocity. Each kernel is a file: `membrane`
+//! (per face), `bending` (per hinge), `gather` (per vertex), `hessian`
+//! (matrix-free products), `pcg`.
 
 mod bending;
 mod gather;
@@ -18,12 +21,40 @@ mod membrane;
 mod pcg;
 mod reduce;
 
-use crate::backend::{Backend, Measures, StepInput, StepReport};
+pub use membrane::membrane_energy;
+
+use crate::backend::{Backend, StepInput, StepReport};
 use crate::cloth::Cloth;
 use crate::error::{Error, Result};
+use crate::measure::Channels;
 use glam::{DMat3, DVec3};
 use std::sync::Arc;
 use std::time::Instant;
+
+/// Step-dependent factors the element kernels need.
+#[derive(Clone, Copy, Debug)]
+pub struct Scales {
+    pub dt: f64,
+    pub material_dt: f64,
+    /// Factor of elastic Hessians in the system: `h (h + alpha)`.
+    pub elastic: f64,
+    /// Factor of friction springs: `h^2`.
+    pub friction: f64,
+    /// Factor of friction damping: `h`.
+    pub damping: f64,
+}
+
+impl Scales {
+    pub fn new(dt: f64, material_dt: f64, alpha: f64) -> Scales {
+        Scales {
+            dt,
+            material_dt,
+            elastic: dt * (dt + alpha),
+            friction: dt * dt,
+            damping: dt,
+        }
+    }
+}
 
 pub struct CpuBackend {
     cloth: Arc<Cloth>,
@@ -51,8 +82,8 @@ impl CpuBackend {
             x: cloth.mesh.positions.clone(),
             v: vec![DVec3::ZERO; n],
             dv: vec![DVec3::ZERO; n],
-            faces: membrane::FaceStates::new(cloth.mesh.faces.len()),
-            hinges: bending::HingeStates::new(cloth.topology.hinges.len()),
+            faces: membrane::FaceStates::new(&cloth),
+            hinges: bending::HingeStates::new(&cloth),
             force: vec![DVec3::ZERO; n],
             inv_diag: vec![DMat3::IDENTITY; n],
             rhs: vec![DVec3::ZERO; n],
@@ -65,18 +96,12 @@ impl CpuBackend {
         }
     }
 
-    /// Evaluates element states and the total force at the current positions
-    /// (gravity `g`), for tests that compare forces directly.
-    pub fn forces(&mut self, gravity: DVec3) -> &[DVec3] {
-        membrane::membrane(&self.cloth, &self.x, &mut self.faces);
-        bending::bending(&self.cloth, &self.x, &mut self.hinges);
-        gather::forces(
-            &self.cloth,
-            &self.faces,
-            &self.hinges,
-            gravity,
-            &mut self.force,
-        );
+    /// Updates the channels and evaluates element states and the total force
+    /// at the current state (gravity `g`, step factors `scales`).
+    pub fn forces(&mut self, gravity: DVec3, scales: &Scales) -> &[DVec3] {
+        membrane::membrane(&self.cloth, &self.x, &self.v, scales, &mut self.faces);
+        bending::bending(&self.cloth, &self.x, &self.v, scales, &mut self.hinges);
+        gather::forces(&self.cloth, &self.faces, &self.hinges, gravity, &mut self.force);
         &self.force
     }
 
@@ -96,31 +121,24 @@ impl Backend for CpuBackend {
         let h = input.dt;
         let cloth = Arc::clone(&self.cloth);
         let t0 = Instant::now();
-        self.forces(input.gravity);
-        let scale = h * (h + cloth.damping);
-        gather::inverse_diagonal(&cloth, &self.faces, &self.hinges, scale, &mut self.inv_diag);
+        let scales = Scales::new(h, input.material_dt, cloth.damping);
+        self.forces(input.gravity, &scales);
+        gather::inverse_diagonal(&cloth, &self.faces, &self.hinges, &mut self.inv_diag);
         let forces_ms = t0.elapsed().as_secs_f64() * 1e3;
 
         let t1 = Instant::now();
-        let c = cloth.material.stretching.stiffness();
-        let op = hessian::Operator {
+        let mut op = hessian::Operator {
             cloth: &cloth,
             faces: &self.faces,
             hinges: &self.hinges,
-            c,
-            mass_scale: 1.0,
-            stiffness_scale: scale,
-        };
-        // rhs = h f - h (h + alpha) H v: `work` = H v through the same operator.
-        let hv = hessian::Operator {
             mass_scale: 0.0,
-            stiffness_scale: 1.0,
-            ..op
         };
-        hv.apply(&mut self.scratch, &self.v, &mut self.work);
+        // rhs = h f - S v.
+        op.apply(&mut self.scratch, &self.v, &mut self.work);
         for i in 0..self.rhs.len() {
-            self.rhs[i] = self.force[i] * h - self.work[i] * scale;
+            self.rhs[i] = self.force[i] * h - self.work[i];
         }
+        op.mass_scale = 1.0;
         // Pinned vertices: dv that lands them exactly on their targets.
         self.free.fill(true);
         for (&p, &target) in input.pinned.iter().zip(input.targets) {
@@ -182,30 +200,14 @@ impl Backend for CpuBackend {
         self.v.clone()
     }
 
-    fn measure(&self) -> Measures {
-        let cloth = &self.cloth;
-        let kinetic_energy = self
-            .v
-            .iter()
-            .zip(&cloth.mass)
-            .map(|(v, m)| 0.5 * m * v.length_squared())
-            .sum();
-        let mut bending_energy = 0.0;
-        let (mut sum, mut max) = (0.0f64, 0.0f64);
-        for (hinge, rest) in cloth.topology.hinges.iter().zip(&cloth.hinge_rest) {
-            let d =
-                crate::model::bending::dihedral(hinge.v.map(|v| self.x[v as usize])) - rest.theta;
-            bending_energy += 0.5 * cloth.material.bending * rest.factor * d * d;
-            sum += d.abs();
-            max = max.max(d.abs());
+    fn channels(&self) -> Channels {
+        Channels {
+            hinges: self.hinges.channel.clone(),
+            faces: self.faces.channel.clone(),
         }
-        let hinges = cloth.topology.hinges.len().max(1) as f64;
-        Measures {
-            kinetic_energy,
-            membrane_energy: membrane::membrane_energy(cloth, &self.x),
-            bending_energy,
-            mean_abs_bend: sum / hinges,
-            max_abs_bend: max,
-        }
+    }
+
+    fn cloth(&self) -> Arc<Cloth> {
+        Arc::clone(&self.cloth)
     }
 }

@@ -52,20 +52,11 @@ pub fn grid(
     for j in 0..ny {
         for i in 0..nx {
             let flip = pattern == Pattern::Alternating && (i + j) % 2 == 1;
-            let quad = split_quad(
-                idx(i, j),
-                idx(i + 1, j),
-                idx(i + 1, j + 1),
-                idx(i, j + 1),
-                flip,
-            );
+            let quad = split_quad(idx(i, j), idx(i + 1, j), idx(i + 1, j + 1), idx(i, j + 1), flip);
             faces.extend_from_slice(&quad);
         }
     }
-    let uv = faces
-        .iter()
-        .map(|f| f.map(|v| coords[v as usize]))
-        .collect();
+    let uv = faces.iter().map(|f| f.map(|v| coords[v as usize])).collect();
     let mut named_sets = BTreeMap::new();
     named_sets.insert("side:left".into(), (0..=ny).map(|j| idx(0, j)).collect());
     named_sets.insert("side:right".into(), (0..=ny).map(|j| idx(nx, j)).collect());
@@ -102,13 +93,7 @@ pub fn cylinder(radius: f64, height: f64, rings: usize, segments: usize) -> TriM
     for j in 0..rings - 1 {
         for i in 0..segments {
             let corners = [(i, j), (i + 1, j), (i + 1, j + 1), (i, j + 1)];
-            let quad = split_quad(
-                idx(i, j),
-                idx(i + 1, j),
-                idx(i + 1, j + 1),
-                idx(i, j + 1),
-                false,
-            );
+            let quad = split_quad(idx(i, j), idx(i + 1, j), idx(i + 1, j + 1), idx(i, j + 1), false);
             let coord = |k: usize| {
                 let (ci, cj) = corners[k];
                 DVec2::new(chord * ci as f64, height * cj as f64 / (rings - 1) as f64)
@@ -119,14 +104,8 @@ pub fn cylinder(radius: f64, height: f64, rings: usize, segments: usize) -> TriM
         }
     }
     let mut named_sets = BTreeMap::new();
-    named_sets.insert(
-        "ring:bottom".into(),
-        (0..segments).map(|i| idx(i, 0)).collect(),
-    );
-    named_sets.insert(
-        "ring:top".into(),
-        (0..segments).map(|i| idx(i, rings - 1)).collect(),
-    );
+    named_sets.insert("ring:bottom".into(), (0..segments).map(|i| idx(i, 0)).collect());
+    named_sets.insert("ring:top".into(), (0..segments).map(|i| idx(i, rings - 1)).collect());
     TriMesh {
         name: format!("cylinder {segments}x{rings}"),
         positions,
@@ -159,25 +138,14 @@ mod tests {
 
     #[test]
     fn grid_sides_and_faces() {
-        let m = grid(
-            1.0,
-            0.5,
-            4,
-            2,
-            Pattern::Alternating,
-            DVec3::ZERO,
-            (DVec3::X, DVec3::Y),
-        );
+        let m = grid(1.0, 0.5, 4, 2, Pattern::Alternating, DVec3::ZERO, (DVec3::X, DVec3::Y));
         assert_eq!(m.positions.len(), 15);
         assert_eq!(m.faces.len(), 16);
         assert_eq!(m.named_sets["side:left"], vec![0, 5, 10]);
         assert_eq!(m.named_sets["side:top"], vec![10, 11, 12, 13, 14]);
         for f in &m.faces {
             let [a, b, c] = f.map(|v| m.positions[v as usize]);
-            assert!(
-                (b - a).cross(c - a).z > 0.0,
-                "face {f:?} is not counter-clockwise"
-            );
+            assert!((b - a).cross(c - a).z > 0.0, "face {f:?} is not counter-clockwise");
         }
     }
 }

@@ -34,10 +34,7 @@ fn parse_obj(text: &str, name: &str, uv_scale: f64) -> Result<TriMesh> {
                 })
                 .collect::<Result<_>>()?;
             if vals.len() < want || vals.iter().any(|v| !v.is_finite()) {
-                return Err(bad(
-                    line,
-                    format!("expected {want} finite numbers after `{tag}`"),
-                ));
+                return Err(bad(line, format!("expected {want} finite numbers after `{tag}`")));
             }
             Ok(vals)
         };
@@ -54,22 +51,14 @@ fn parse_obj(text: &str, name: &str, uv_scale: f64) -> Result<TriMesh> {
                 let mut corners = Vec::new();
                 for tok in it {
                     let mut parts = tok.split('/');
-                    let resolve = |s: Option<&str>,
-                                   count: usize,
-                                   what: &str|
-                     -> Result<Option<usize>> {
+                    let resolve = |s: Option<&str>, count: usize, what: &str| -> Result<Option<usize>> {
                         match s {
                             None | Some("") => Ok(None),
                             Some(s) => {
-                                let k: i64 = s
-                                    .parse()
-                                    .map_err(|_| bad(line, format!("bad {what} index `{s}`")))?;
+                                let k: i64 = s.parse().map_err(|_| bad(line, format!("bad {what} index `{s}`")))?;
                                 let idx = if k < 0 { count as i64 + k } else { k - 1 };
                                 if idx < 0 || idx as usize >= count {
-                                    return Err(bad(
-                                        line,
-                                        format!("{what} index {k} is out of range (have {count})"),
-                                    ));
+                                    return Err(bad(line, format!("{what} index {k} is out of range (have {count})")));
                                 }
                                 Ok(Some(idx as usize))
                             }
@@ -87,9 +76,7 @@ fn parse_obj(text: &str, name: &str, uv_scale: f64) -> Result<TriMesh> {
                     let tri = [corners[0], corners[k], corners[k + 1]];
                     faces.push(tri.map(|c| c.0 as u32));
                     face_uv.push(match tri.map(|c| c.1) {
-                        [Some(a), Some(b), Some(c)] => {
-                            Some([texcoords[a], texcoords[b], texcoords[c]])
-                        }
+                        [Some(a), Some(b), Some(c)] => Some([texcoords[a], texcoords[b], texcoords[c]]),
                         _ => None,
                     });
                 }
@@ -134,16 +121,7 @@ pub fn write_obj(mesh: &TriMesh, positions: &[DVec3]) -> String {
             }
             for (i, f) in mesh.faces.iter().enumerate() {
                 let t = 3 * i + 1;
-                let _ = writeln!(
-                    s,
-                    "f {}/{} {}/{} {}/{}",
-                    f[0] + 1,
-                    t,
-                    f[1] + 1,
-                    t + 1,
-                    f[2] + 1,
-                    t + 2
-                );
+                let _ = writeln!(s, "f {}/{} {}/{} {}/{}", f[0] + 1, t, f[1] + 1, t + 1, f[2] + 1, t + 2);
             }
         }
         None => {
@@ -162,15 +140,7 @@ mod tests {
 
     #[test]
     fn round_trip_keeps_positions_faces_and_uv() {
-        let m = grid(
-            0.3,
-            0.2,
-            3,
-            2,
-            Pattern::Alternating,
-            DVec3::ZERO,
-            (DVec3::X, DVec3::Z),
-        );
+        let m = grid(0.3, 0.2, 3, 2, Pattern::Alternating, DVec3::ZERO, (DVec3::X, DVec3::Z));
         let text = write_obj(&m, &m.positions);
         let back = parse_obj(&text, "mem", 1.0).unwrap();
         assert_eq!(back.positions, m.positions);
@@ -189,9 +159,7 @@ mod tests {
             e.contains("q.obj") && e.contains("line 3") && e.contains("out of range"),
             "{e}"
         );
-        let e = parse_obj("v 0 0 nan\n", "q.obj", 1.0)
-            .unwrap_err()
-            .to_string();
+        let e = parse_obj("v 0 0 nan\n", "q.obj", 1.0).unwrap_err().to_string();
         assert!(e.contains("line 1"), "{e}");
     }
 }

@@ -76,17 +76,11 @@ impl Topology {
         let name = &mesh.name;
         let n = mesh.positions.len();
         if n == 0 || mesh.faces.is_empty() {
-            return Err(Error::mesh(
-                name,
-                "the mesh is empty (no vertices or no faces)",
-            ));
+            return Err(Error::mesh(name, "the mesh is empty (no vertices or no faces)"));
         }
         for (i, p) in mesh.positions.iter().enumerate() {
             if !p.is_finite() {
-                return Err(Error::mesh(
-                    name,
-                    format!("vertex {i} has a non-finite position {p}"),
-                ));
+                return Err(Error::mesh(name, format!("vertex {i} has a non-finite position {p}")));
             }
         }
         for (f, face) in mesh.faces.iter().enumerate() {
@@ -97,15 +91,11 @@ impl Topology {
                 ));
             }
             if face[0] == face[1] || face[1] == face[2] || face[0] == face[2] {
-                return Err(Error::mesh(
-                    name,
-                    format!("face {f} {face:?} repeats a vertex"),
-                ));
+                return Err(Error::mesh(name, format!("face {f} {face:?} repeats a vertex")));
             }
         }
         // Directed half-edges: (a, b) -> (face, opposite vertex).
-        let mut half: HashMap<(u32, u32), (u32, u32)> =
-            HashMap::with_capacity(3 * mesh.faces.len());
+        let mut half: HashMap<(u32, u32), (u32, u32)> = HashMap::with_capacity(3 * mesh.faces.len());
         for (f, face) in mesh.faces.iter().enumerate() {
             for k in 0..3 {
                 let (a, b, c) = (face[k], face[(k + 1) % 3], face[(k + 2) % 3]);
@@ -184,28 +174,12 @@ mod tests {
     use glam::DVec3;
 
     fn quad() -> TriMesh {
-        grid(
-            1.0,
-            1.0,
-            1,
-            1,
-            Pattern::Regular,
-            DVec3::ZERO,
-            (DVec3::X, DVec3::Y),
-        )
+        grid(1.0, 1.0, 1, 1, Pattern::Regular, DVec3::ZERO, (DVec3::X, DVec3::Y))
     }
 
     #[test]
     fn euler_counts_of_a_grid() {
-        let m = grid(
-            1.0,
-            1.0,
-            3,
-            2,
-            Pattern::Regular,
-            DVec3::ZERO,
-            (DVec3::X, DVec3::Y),
-        );
+        let m = grid(1.0, 1.0, 3, 2, Pattern::Regular, DVec3::ZERO, (DVec3::X, DVec3::Y));
         let t = Topology::build(&m).unwrap();
         // V - E + F = 1 for a disk.
         assert_eq!(

@@ -70,10 +70,7 @@ mod tests {
         for t in [-3.0, -1.5, -0.3, 0.3, 1.5, 3.0] {
             let th = dihedral(hinge(&mut rng, t, 0.0));
             assert!((th.abs() - t.abs()).abs() < 1e-12, "{t} -> {th}");
-            assert_eq!(
-                th.signum(),
-                dihedral(hinge(&mut rng, t.signum() * 0.5, 0.0)).signum()
-            );
+            assert_eq!(th.signum(), dihedral(hinge(&mut rng, t.signum() * 0.5, 0.0)).signum());
         }
     }
 
@@ -122,10 +119,7 @@ mod tests {
                             for b in 0..4 {
                                 let fd = (gp[b] - gm[b]) / (2.0 * h);
                                 let gn = g[b] * (ks * g[a][d]);
-                                assert!(
-                                    (fd - gn).length() < 1e-5 * gn.length().max(1e-2),
-                                    "{fd} vs {gn}"
-                                );
+                                assert!((fd - gn).length() < 1e-5 * gn.length().max(1e-2), "{fd} vs {gn}");
                             }
                         }
                     }

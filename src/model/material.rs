@@ -1,9 +1,13 @@
-//! Materials: the elastic constants of a cloth and the presets of the
-//! paper's Appendix C tables (MODEL.md "Parameter tables").
+//! Materials: elastic constants, the friction and plasticity models of each
+//! channel family with their parameters, and the presets of the paper's
+//! Appendix C tables and of Miguel et al. 2013 (MODEL.md "Parameter tables").
 
+use super::channel::{Channel, FrictionModel, Models, PlasticModel};
+use super::friction::{Dahl, Dwell};
 use super::membrane::Stretching;
+use super::plastic::Hardening;
 
-/// A cloth material, SI units.
+/// A cloth material, SI units. Bending thresholds are dihedral angles (rad).
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct Material {
     /// Areal density, kg/m^2.
@@ -12,32 +16,203 @@ pub struct Material {
     pub bending: f64,
     /// Orthotropic StVK constants, N/m.
     pub stretching: Stretching,
+    /// Models of the bending channel (one per hinge).
+    pub bending_models: Models,
+    /// Models of the in-plane channels (e_uu, e_vv, e_uv of each face).
+    pub in_plane_models: Models,
+    pub bending_channel: Channel,
+    pub in_plane_channels: [Channel; 3],
 }
 
-const fn table(density: f64, bending: f64, k11: f64, k22: f64, k12: f64, k33: f64) -> Material {
-    Material {
-        density,
-        bending,
-        stretching: Stretching { k11, k12, k22, k33 },
+impl Material {
+    /// Elastic stiffness of each in-plane channel (for plasticity's ratio).
+    pub fn in_plane_stiffness(&self) -> [f64; 3] {
+        [self.stretching.k11, self.stretching.k22, self.stretching.k33]
     }
 }
 
-/// The presets, by name: the specimen table (`cotton`, `denim`, `polyester`)
-/// and the trousers table (`trousers-cotton`, ...). Columns as in the paper:
-/// rho, k_b, k11, k22, k12, k33.
-pub const PRESETS: &[(&str, Material)] = &[
-    ("cotton", table(0.06, 5e-6, 50.0, 50.0, 0.2, 30.0)),
-    ("denim", table(0.25, 1.2e-4, 100.0, 100.0, 0.2, 20.0)),
-    ("polyester", table(0.18, 1.2e-4, 50.0, 50.0, 0.2, 30.0)),
-    ("trousers-cotton", table(0.1, 1e-6, 200.0, 200.0, 0.2, 20.0)),
-    ("trousers-denim", table(0.2, 3e-5, 200.0, 200.0, 0.2, 150.0)),
-    (
-        "trousers-polyester",
-        table(0.15, 1e-6, 100.0, 100.0, 0.2, 20.0),
-    ),
+/// The paper's tensile (in-plane) defaults, per (uu, vv, uv): friction
+/// K = [200, 200, 5], eps_0 = 0.005, eps_inf = 0.05, tau_f = 30;
+/// plasticity K_h0 = [10, 10, 5], g = 0.5, tau_p = 30, eps_Y0 = 0.033.
+fn tensile_channels() -> [Channel; 3] {
+    [(200.0, 10.0), (200.0, 10.0), (5.0, 5.0)].map(|(k_f, k_h0)| {
+        channel(
+            Dwell {
+                stiffness: k_f,
+                eps_0: 0.005,
+                eps_inf: 0.05,
+                tau: 30.0,
+            },
+            Hardening {
+                k_h0,
+                g: 0.5,
+                tau: 30.0,
+                yield_strain: 0.033,
+            },
+        )
+    })
+}
+
+/// A channel whose Dahl baseline parameters match its dwell model at zero
+/// dwell: the same saturation stress `k_f eps_0` and the same initial
+/// stiffness `2a/tau = k_f` (so `tau = 2 eps_0`), and no strain dependence.
+/// The comparison then isolates the time dependence.
+fn channel(dwell: Dwell, hardening: Hardening) -> Channel {
+    Channel {
+        dwell,
+        dahl: Dahl {
+            a: dwell.stiffness * dwell.eps_0,
+            b: 0.0,
+            tau: 2.0 * dwell.eps_0,
+        },
+        hardening,
+    }
+}
+
+const OURS: Models = Models {
+    friction: FrictionModel::Dwell,
+    plasticity: PlasticModel::Hardening,
+};
+
+/// A row of the paper's tables: rho, k_b, k11, k22, k12, k33, k_f, eps_0,
+/// eps_inf, tau_f, K_h0, g, tau_p, eps_Y0.
+fn gong(row: [f64; 14]) -> Material {
+    let [
+        rho,
+        k_b,
+        k11,
+        k22,
+        k12,
+        k33,
+        k_f,
+        eps_0,
+        eps_inf,
+        tau_f,
+        k_h0,
+        g,
+        tau_p,
+        eps_y0,
+    ] = row;
+    Material {
+        density: rho,
+        bending: k_b,
+        stretching: Stretching { k11, k12, k22, k33 },
+        bending_models: OURS,
+        in_plane_models: OURS,
+        bending_channel: channel(
+            Dwell {
+                stiffness: k_f,
+                eps_0,
+                eps_inf,
+                tau: tau_f,
+            },
+            Hardening {
+                k_h0,
+                g,
+                tau: tau_p,
+                yield_strain: eps_y0,
+            },
+        ),
+        in_plane_channels: tensile_channels(),
+    }
+}
+
+/// Miguel et al. 2013's stretch measurements (warp): rho, k1 (N/m), a, b
+/// (N/m), tau. Their Dahl model drives the in-plane channels; the strain
+/// dependence `k2` of the elastic stiffness is not modelled (StVK with
+/// k11 = k22 = k1). Bending takes the cotton specimen's values.
+fn miguel(rho: f64, k1: f64, a: f64, b: f64, tau: f64) -> Material {
+    let mut m = gong(COTTON);
+    m.density = rho;
+    m.stretching = Stretching {
+        k11: k1,
+        k12: 0.2,
+        k22: k1,
+        k33: k1 / 4.0,
+    };
+    let dahl = Models {
+        friction: FrictionModel::Dahl,
+        plasticity: PlasticModel::None,
+    };
+    m.bending_models = dahl;
+    m.in_plane_models = dahl;
+    for c in &mut m.in_plane_channels {
+        c.dahl = Dahl { a, b, tau };
+    }
+    m
+}
+
+const COTTON: [f64; 14] = [
+    0.06, 5e-6, 50.0, 50.0, 0.2, 30.0, 1e-5, 0.1, 1.7, 30.0, 5e-6, 0.99, 30.0, 1.8,
 ];
 
-/// Looks a preset up by name.
+/// The preset names, in the order `crease check` lists them.
+pub const PRESET_NAMES: &[&str] = &[
+    "cotton",
+    "denim",
+    "polyester",
+    "trousers-cotton",
+    "trousers-denim",
+    "trousers-polyester",
+    "miguel-cotton",
+    "miguel-spandex",
+    "miguel-polyester",
+    "elastic",
+];
+
+/// Looks a preset up by name: the specimen table (`cotton`, `denim`,
+/// `polyester`), the trousers table (`trousers-*`), Miguel's stretch
+/// measurements (`miguel-*`, Dahl friction, no plasticity), and `elastic`
+/// (cotton without friction or plasticity).
 pub fn preset(name: &str) -> Option<Material> {
-    PRESETS.iter().find(|(n, _)| *n == name).map(|(_, m)| *m)
+    Some(match name {
+        "cotton" => gong(COTTON),
+        "denim" => gong([
+            0.25, 1.2e-4, 100.0, 100.0, 0.2, 20.0, 5e-5, 0.1, 1.8, 30.0, 1.2e-4, 0.99, 30.0, 2.0,
+        ]),
+        "polyester" => gong([
+            0.18, 1.2e-4, 50.0, 50.0, 0.2, 30.0, 1e-7, 0.01, 0.1, 30.0, 1.2e-4, 0.99, 30.0, 3.0,
+        ]),
+        "trousers-cotton" => gong([
+            0.1, 1e-6, 200.0, 200.0, 0.2, 20.0, 4e-6, 0.1, 1.2, 30.0, 1e-6, 0.99, 30.0, 1.5,
+        ]),
+        "trousers-denim" => gong([
+            0.2, 3e-5, 200.0, 200.0, 0.2, 150.0, 6e-5, 0.2, 1.2, 30.0, 3e-5, 0.99, 30.0, 1.2,
+        ]),
+        "trousers-polyester" => gong([
+            0.15, 1e-6, 100.0, 100.0, 0.2, 20.0, 7e-7, 0.1, 0.1, 30.0, 1e-6, 0.99, 30.0, 3.1,
+        ]),
+        "miguel-cotton" => miguel(0.143, 135.6, 2.22, 3.16, 0.006),
+        "miguel-spandex" => miguel(0.157, 4.42, 0.40, 4.84, 0.088),
+        "miguel-polyester" => miguel(0.121, 26.62, 2.10, 5.41, 0.031),
+        "elastic" => {
+            let mut m = gong(COTTON);
+            let none = Models {
+                friction: FrictionModel::None,
+                plasticity: PlasticModel::None,
+            };
+            m.bending_models = none;
+            m.in_plane_models = none;
+            m
+        }
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_listed_preset_exists_and_cotton_matches_the_table() {
+        for name in PRESET_NAMES {
+            assert!(preset(name).is_some(), "{name}");
+        }
+        let c = preset("cotton").unwrap();
+        assert_eq!((c.density, c.bending), (0.06, 5e-6));
+        assert_eq!(c.bending_channel.dwell.eps_inf, 1.7);
+        assert_eq!(c.bending_channel.hardening.yield_strain, 1.8);
+        assert_eq!(c.in_plane_channels[2].dwell.stiffness, 5.0);
+        assert_eq!(c.in_plane_channels[0].hardening.k_h0, 10.0);
+    }
 }

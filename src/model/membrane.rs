@@ -62,11 +62,7 @@ impl MembraneRest {
 
 /// Green strain `(e_uu, e_vv, e_uv)` of the deformation gradient columns.
 pub fn green_strain(fu: DVec3, fv: DVec3) -> [f64; 3] {
-    [
-        0.5 * (fu.dot(fu) - 1.0),
-        0.5 * (fv.dot(fv) - 1.0),
-        0.5 * fu.dot(fv),
-    ]
+    [0.5 * (fu.dot(fu) - 1.0), 0.5 * (fv.dot(fv) - 1.0), 0.5 * fu.dot(fv)]
 }
 
 /// The elastic constants of the membrane, N/m.
@@ -81,10 +77,7 @@ pub struct Stretching {
 impl Stretching {
     /// Energy density `W / A` of a strain.
     pub fn energy_density(&self, e: [f64; 3]) -> f64 {
-        0.5 * self.k11 * e[0] * e[0]
-            + self.k12 * e[0] * e[1]
-            + 0.5 * self.k22 * e[1] * e[1]
-            + self.k33 * e[2] * e[2]
+        0.5 * self.k11 * e[0] * e[0] + self.k12 * e[0] * e[1] + 0.5 * self.k22 * e[1] * e[1] + self.k33 * e[2] * e[2]
     }
 
     /// Channel stress `dW/de / A`.
@@ -96,13 +89,10 @@ impl Stretching {
         ]
     }
 
-    /// Channel stiffness `d2W/de2 / A` (constant for StVK).
-    pub fn stiffness(&self) -> DMat3 {
-        DMat3::from_cols(
-            DVec3::new(self.k11, self.k12, 0.0),
-            DVec3::new(self.k12, self.k22, 0.0),
-            DVec3::new(0.0, 0.0, 2.0 * self.k33),
-        )
+    /// Channel stiffness `d2W/de2 / A` (constant for StVK) as
+    /// `[c_uu, c_uu_vv, c_vv, c_uv]`: e_uv couples to nothing else.
+    pub fn stiffness(&self) -> [f64; 4] {
+        [self.k11, self.k12, self.k22, 2.0 * self.k33]
     }
 }
 
@@ -126,56 +116,59 @@ pub fn gradient(rest: &MembraneRest, fu: DVec3, fv: DVec3, sigma: [f64; 3]) -> [
 }
 
 /// Linearisation of one face at the current state: what a Hessian-vector
-/// product needs beyond the rest data and the channel stiffness.
+/// product needs beyond the rest data. The Hessian is
+/// `A [J^T C J + S (x) I3]` with the channel stiffness `c` and the geometric
+/// stress `s` stored here (a caller may scale both, e.g. by `h^2`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct MembraneLin {
     pub fu: DVec3,
     pub fv: DVec3,
-    /// Second Piola-Kirchhoff stress used in the geometric term: `(S_uu, S_vv, S_uv)`.
+    /// Second Piola-Kirchhoff stress of the geometric term: `(S_uu, S_vv, S_uv)`.
     pub s: [f64; 3],
+    /// Channel stiffness `[c_uu, c_uu_vv, c_vv, c_uv]` (see `Stretching::stiffness`).
+    pub c: [f64; 4],
 }
 
 impl MembraneLin {
-    /// `clamp` replaces S by its positive part (the solver's PSD Hessian);
-    /// without it the Hessian is the exact one.
-    pub fn new(fu: DVec3, fv: DVec3, sigma: [f64; 3], clamp: bool) -> MembraneLin {
+    /// `sigma` is the channel stress of the geometric term; `clamp` replaces
+    /// S by its positive part (the solver's PSD Hessian); without it and
+    /// with the full stress the Hessian is the exact one.
+    pub fn new(fu: DVec3, fv: DVec3, sigma: [f64; 3], c: [f64; 4], clamp: bool) -> MembraneLin {
         let s = [sigma[0], sigma[1], 0.5 * sigma[2]];
         MembraneLin {
             fu,
             fv,
             s: if clamp { positive_part(s) } else { s },
+            c,
         }
+    }
+
+    /// `C de` for a strain change `de`.
+    fn stress_change(&self, de: DVec3) -> DVec3 {
+        let c = self.c;
+        DVec3::new(c[0] * de.x + c[1] * de.y, c[1] * de.x + c[2] * de.y, c[3] * de.z)
     }
 
     /// Rows of `de/dx_a` for corner `a`: `de_c = rows[c] . dx_a`.
     fn strain_rows(&self, b: DVec2) -> [DVec3; 3] {
-        [
-            self.fu * b.x,
-            self.fv * b.y,
-            (self.fu * b.y + self.fv * b.x) * 0.5,
-        ]
+        [self.fu * b.x, self.fv * b.y, (self.fu * b.y + self.fv * b.x) * 0.5]
     }
 
     /// Hessian-vector product `H dx` on the face's three corners.
-    pub fn apply(&self, rest: &MembraneRest, c: &DMat3, dx: [DVec3; 3]) -> [DVec3; 3] {
-        spread(rest, self.stress_differential(rest, c, dx))
+    pub fn apply(&self, rest: &MembraneRest, dx: [DVec3; 3]) -> [DVec3; 3] {
+        spread(rest, self.stress_differential(rest, dx))
     }
 
     /// The change `A (dP_u, dP_v)` of the stress vectors under a corner
     /// displacement `dx`; `spread` of it is `H dx`.
-    pub fn stress_differential(
-        &self,
-        rest: &MembraneRest,
-        c: &DMat3,
-        dx: [DVec3; 3],
-    ) -> [DVec3; 2] {
+    pub fn stress_differential(&self, rest: &MembraneRest, dx: [DVec3; 3]) -> [DVec3; 2] {
         let (dfu, dfv) = rest.deformation(dx);
         let de = DVec3::new(
             self.fu.dot(dfu),
             self.fv.dot(dfv),
             0.5 * (self.fu.dot(dfv) + self.fv.dot(dfu)),
         );
-        let ds = *c * de;
+        let ds = self.stress_change(de);
         let (s, ds) = (self.s, [ds.x, ds.y, 0.5 * ds.z]);
         let dpu = dfu * s[0] + dfv * s[2] + self.fu * ds[0] + self.fv * ds[2];
         let dpv = dfu * s[2] + dfv * s[1] + self.fu * ds[2] + self.fv * ds[1];
@@ -183,21 +176,16 @@ impl MembraneLin {
     }
 
     /// The 3x3 block `d2W / dx_a dx_b` of the Hessian.
-    pub fn block(&self, rest: &MembraneRest, c: &DMat3, a: usize, b: usize) -> DMat3 {
+    pub fn block(&self, rest: &MembraneRest, a: usize, b: usize) -> DMat3 {
         let (ba, bb) = (rest.beta[a], rest.beta[b]);
         let (ra, rb) = (self.strain_rows(ba), self.strain_rows(bb));
         let s = self.s;
-        let geometric =
-            ba.x * bb.x * s[0] + ba.y * bb.y * s[1] + (ba.x * bb.y + ba.y * bb.x) * s[2];
+        let geometric = ba.x * bb.x * s[0] + ba.y * bb.y * s[1] + (ba.x * bb.y + ba.y * bb.x) * s[2];
         let mut m = DMat3::from_diagonal(DVec3::splat(geometric));
-        for (i, ri) in ra.iter().enumerate() {
-            for (j, rj) in rb.iter().enumerate() {
-                let cij = c.col(j)[i];
-                if cij != 0.0 {
-                    m += outer(*ri, *rj) * cij;
-                }
-            }
-        }
+        // J_a^T C J_b with C's sparsity: (uu, vv) coupled, uv alone.
+        let c = self.c;
+        m += outer(ra[0], rb[0]) * c[0] + (outer(ra[0], rb[1]) + outer(ra[1], rb[0])) * c[1];
+        m += outer(ra[1], rb[1]) * c[2] + outer(ra[2], rb[2]) * c[3];
         m * rest.area
     }
 }
@@ -269,13 +257,12 @@ mod tests {
             let (rest, x) = setup(&mut rng, [1.1, 1.0, 0.9, 0.97][trial % 4]);
             fd_check(&x, |y| energy(&rest, y), |y| grad(&rest, y), 1e-6);
             let (fu, fv) = rest.deformation(x);
-            let lin = MembraneLin::new(fu, fv, K.stress(green_strain(fu, fv)), false);
-            let c = K.stiffness();
+            let lin = MembraneLin::new(fu, fv, K.stress(green_strain(fu, fv)), K.stiffness(), false);
             for a in 0..3 {
                 for d in 0..3 {
                     let mut dx = [DVec3::ZERO; 3];
                     dx[a][d] = 1.0;
-                    let hd = lin.apply(&rest, &c, dx);
+                    let hd = lin.apply(&rest, dx);
                     // Column of the Hessian by central differences of the gradient.
                     let step = 1e-6;
                     let (mut xp, mut xm) = (x, x);
@@ -291,7 +278,7 @@ mod tests {
                             hd[b]
                         );
                         // The closed-form block agrees with the product.
-                        let col = lin.block(&rest, &c, b, a).col(d);
+                        let col = lin.block(&rest, b, a).col(d);
                         assert!((col - hd[b]).length() < 1e-9 * scale.max(1.0));
                     }
                 }
@@ -305,11 +292,10 @@ mod tests {
         for _ in 0..50 {
             let (rest, x) = setup(&mut rng, 0.8);
             let (fu, fv) = rest.deformation(x);
-            let lin = MembraneLin::new(fu, fv, K.stress(green_strain(fu, fv)), true);
-            let c = K.stiffness();
+            let lin = MembraneLin::new(fu, fv, K.stress(green_strain(fu, fv)), K.stiffness(), true);
             for _ in 0..20 {
                 let dx = [rng.vec3(1.0), rng.vec3(1.0), rng.vec3(1.0)];
-                let hd = lin.apply(&rest, &c, dx);
+                let hd = lin.apply(&rest, dx);
                 let q: f64 = (0..3).map(|a| dx[a].dot(hd[a])).sum();
                 assert!(q >= -1e-12, "x^T H x = {q}");
             }

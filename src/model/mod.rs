@@ -2,8 +2,11 @@
 //! one element at a time, no mesh loops.
 
 pub mod bending;
+pub mod channel;
+pub mod friction;
 pub mod material;
 pub mod membrane;
+pub mod plastic;
 
 #[cfg(test)]
 pub(crate) mod testing;

@@ -15,8 +15,7 @@ impl Rng {
 
     /// A vector with components uniform in [-scale, scale].
     pub fn vec3(&mut self, scale: f64) -> DVec3 {
-        DVec3::new(self.uniform(), self.uniform(), self.uniform()) * (2.0 * scale)
-            - DVec3::splat(scale)
+        DVec3::new(self.uniform(), self.uniform(), self.uniform()) * (2.0 * scale) - DVec3::splat(scale)
     }
 }
 

@@ -17,7 +17,7 @@ use std::time::Instant;
 pub struct MetricsRow {
     pub time: f64,
     pub phase: String,
-    pub measures: crate::backend::Measures,
+    pub measures: crate::measure::Measures,
     /// Mean PCG iterations over the steps since the previous frame.
     pub cg_iterations: f64,
     /// Relative residual of the last step's solve.
@@ -101,11 +101,7 @@ pub struct RunOptions {
 /// Runs `sim` to the end of its timeline (or `until`), writing
 /// `out_dir/frames/NNNNN.obj` (frame 0 = initial state), `metrics.csv` and
 /// `summary.json`. Returns the summary.
-pub fn run(
-    sim: &mut Simulation,
-    opts: &RunOptions,
-    progress: &mut dyn FnMut(&Progress),
-) -> Result<Value> {
+pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Progress)) -> Result<Value> {
     let frames = opts.out_dir.join("frames");
     std::fs::create_dir_all(&frames).map_err(|e| Error::io(&frames, e))?;
     let handles: Vec<String> = sim.scene.handles.iter().map(|h| h.name.clone()).collect();
@@ -123,28 +119,20 @@ pub fn run(
     let mut total_cg = 0usize;
     let mut stepping_ms = 0.0;
     let mut reactions = vec![Reaction::default(); handles.len()];
-    let write_frame =
-        |sim: &Simulation, row: &MetricsRow, frame: usize, csv: &mut String| -> Result<()> {
-            write_atomic(
-                &frame_path(&opts.out_dir, frame),
-                write_obj(&sim.scene.cloth.mesh, &sim.backend().positions()).as_bytes(),
-            )?;
-            csv.push_str(&row.csv());
-            csv.push('\n');
-            write_atomic(&opts.out_dir.join("metrics.csv"), csv.as_bytes())
-        };
-    let row_now = |sim: &Simulation,
-                   acc: (usize, f64, u64),
-                   residual: f64,
-                   reactions: &[Reaction]| MetricsRow {
+    let write_frame = |sim: &Simulation, row: &MetricsRow, frame: usize, csv: &mut String| -> Result<()> {
+        write_atomic(
+            &frame_path(&opts.out_dir, frame),
+            write_obj(&sim.scene.cloth.mesh, &sim.backend().positions()).as_bytes(),
+        )?;
+        csv.push_str(&row.csv());
+        csv.push('\n');
+        write_atomic(&opts.out_dir.join("metrics.csv"), csv.as_bytes())
+    };
+    let row_now = |sim: &Simulation, acc: (usize, f64, u64), residual: f64, reactions: &[Reaction]| MetricsRow {
         time: sim.time(),
         phase: sim.phase_name().to_string(),
         measures: sim.backend().measure(),
-        cg_iterations: if acc.2 > 0 {
-            acc.0 as f64 / acc.2 as f64
-        } else {
-            0.0
-        },
+        cg_iterations: if acc.2 > 0 { acc.0 as f64 / acc.2 as f64 } else { 0.0 },
         cg_residual: residual,
         ms_per_step: if acc.2 > 0 { acc.1 / acc.2 as f64 } else { 0.0 },
         reactions: reactions.to_vec(),
@@ -153,11 +141,7 @@ pub fn run(
     write_frame(sim, &row, frame, &mut csv)?;
     while !sim.done() && sim.steps() < total_steps {
         let info = sim.step()?;
-        acc = (
-            acc.0 + info.report.cg_iterations,
-            acc.1 + info.wall_ms,
-            acc.2 + 1,
-        );
+        acc = (acc.0 + info.report.cg_iterations, acc.1 + info.wall_ms, acc.2 + 1);
         total_cg += info.report.cg_iterations;
         stepping_ms += info.wall_ms;
         reactions = info.reactions;
@@ -192,8 +176,7 @@ pub fn run(
         "cg_iterations_mean": if steps > 0 { total_cg as f64 / steps as f64 } else { 0.0 },
         "final": row.json(&handles),
     });
-    let text =
-        serde_json::to_string_pretty(&summary).map_err(|e| Error::Step(format!("summary: {e}")))?;
+    let text = serde_json::to_string_pretty(&summary).map_err(|e| Error::Step(format!("summary: {e}")))?;
     write_atomic(&opts.out_dir.join("summary.json"), text.as_bytes())?;
     Ok(summary)
 }

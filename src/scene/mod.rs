@@ -25,11 +25,7 @@ pub const DEFAULT_SCENE: &str = "twist";
 pub fn builtin_description(text: &str) -> String {
     serde_json::from_str::<serde_json::Value>(text)
         .ok()
-        .and_then(|v| {
-            v.get("description")
-                .and_then(|d| d.as_str())
-                .map(str::to_string)
-        })
+        .and_then(|v| v.get("description").and_then(|d| d.as_str()).map(str::to_string))
         .unwrap_or_default()
 }
 
@@ -70,13 +66,7 @@ pub fn load(source: &str, overrides: &[String]) -> Result<Scene> {
 
 /// Parses scene JSON text. `label` names the source in messages; `base` is the
 /// folder relative paths in the scene are resolved against.
-pub fn parse(
-    label: &str,
-    name: &str,
-    text: &str,
-    base: &Path,
-    overrides: &[String],
-) -> Result<Scene> {
+pub fn parse(label: &str, name: &str, text: &str, base: &Path, overrides: &[String]) -> Result<Scene> {
     let mut value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
         Error::scene(
             label,
@@ -89,11 +79,7 @@ pub fn parse(
     }
     let file: schema::SceneFile = serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
-        let field = if path == "." {
-            "(top level)".to_string()
-        } else {
-            path
-        };
+        let field = if path == "." { "(top level)".to_string() } else { path };
         Error::scene(label, field, e.into_inner().to_string())
     })?;
     resolve::resolve(label, name, file, base)

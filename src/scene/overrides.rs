@@ -45,9 +45,7 @@ pub fn apply(root: &mut Value, spec: &str) -> Result<()> {
                     _ => {
                         let names: Vec<String> = items
                             .iter()
-                            .filter_map(|it| {
-                                it.get("name").and_then(Value::as_str).map(str::to_string)
-                            })
+                            .filter_map(|it| it.get("name").and_then(Value::as_str).map(str::to_string))
                             .collect();
                         items
                             .iter()
@@ -86,8 +84,7 @@ mod tests {
 
     #[test]
     fn sets_fields_by_key_index_and_name() {
-        let mut v =
-            json!({"dt": 0.001, "timeline": [{"name": "twist"}, {"name": "hold", "duration": 1}]});
+        let mut v = json!({"dt": 0.001, "timeline": [{"name": "twist"}, {"name": "hold", "duration": 1}]});
         apply(&mut v, "timeline.hold.material_time=500").unwrap();
         apply(&mut v, "timeline.0.duration=0.5").unwrap();
         apply(&mut v, "cloth.material=denim").unwrap();
@@ -101,13 +98,8 @@ mod tests {
     #[test]
     fn bad_paths_are_named() {
         let mut v = json!({"dt": 0.001, "timeline": [{"name": "twist"}]});
-        let e = apply(&mut v, "timeline.hold.duration=1")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("no element `hold`") && e.contains("twist"),
-            "{e}"
-        );
+        let e = apply(&mut v, "timeline.hold.duration=1").unwrap_err().to_string();
+        assert!(e.contains("no element `hold`") && e.contains("twist"), "{e}");
         let e = apply(&mut v, "dt.x=1").unwrap_err().to_string();
         assert!(e.contains("no field `x`"), "{e}");
         assert!(apply(&mut v, "dt").is_err());

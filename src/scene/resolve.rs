@@ -79,39 +79,26 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
         if v.is_finite() && v > 0.0 {
             Ok(())
         } else {
-            Err(err(
-                field,
-                format!("must be a positive number{unit}, got {v}"),
-            ))
+            Err(err(field, format!("must be a positive number{unit}, got {v}")))
         }
     };
     let finite3 = |field: &str, v: [f64; 3]| -> Result<DVec3> {
         if v.iter().all(|c| c.is_finite()) {
             Ok(vec3(v))
         } else {
-            Err(err(
-                field,
-                format!("must be three finite numbers, got {v:?}"),
-            ))
+            Err(err(field, format!("must be three finite numbers, got {v:?}")))
         }
     };
     positive("dt", f.dt, " of seconds")?;
     let gravity = finite3("gravity", f.gravity)?;
     let tol = f.solver.tolerance;
     if !(tol.is_finite() && tol > 0.0 && tol < 1.0) {
-        return Err(err(
-            "solver.tolerance",
-            format!("must be in (0, 1), got {tol}"),
-        ));
+        return Err(err("solver.tolerance", format!("must be in (0, 1), got {tol}")));
     }
     if f.solver.max_iterations == 0 {
         return Err(err("solver.max_iterations", "must be at least 1".into()));
     }
-    positive(
-        "output.frame_interval",
-        f.output.frame_interval,
-        " of seconds",
-    )?;
+    positive("output.frame_interval", f.output.frame_interval, " of seconds")?;
 
     let mesh = build_mesh(label, &f.cloth.mesh, base)?;
     let material = resolve_material(label, &f.cloth.material)?;
@@ -182,24 +169,18 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
         if !(p.material_time.is_finite() && p.material_time >= 0.0) {
             return Err(err(
                 &field("material_time"),
-                format!(
-                    "must be a non-negative number of seconds, got {}",
-                    p.material_time
-                ),
+                format!("must be a non-negative number of seconds, got {}", p.material_time),
             ));
         }
         let mut actions = vec![None; handles.len()];
         for (hname, action) in &p.handles {
-            let k = handles
-                .iter()
-                .position(|h| &h.name == hname)
-                .ok_or_else(|| {
-                    let known: Vec<&str> = handles.iter().map(|h| h.name.as_str()).collect();
-                    err(
-                        &field(&format!("handles.{hname}")),
-                        format!("no handle named `{hname}` (handles: {})", known.join(", ")),
-                    )
-                })?;
+            let k = handles.iter().position(|h| &h.name == hname).ok_or_else(|| {
+                let known: Vec<&str> = handles.iter().map(|h| h.name.as_str()).collect();
+                err(
+                    &field(&format!("handles.{hname}")),
+                    format!("no handle named `{hname}` (handles: {})", known.join(", ")),
+                )
+            })?;
             if let Action::Move(m) = action {
                 let hf = field(&format!("handles.{hname}"));
                 if let Some(t) = m.translate {
@@ -288,27 +269,19 @@ fn build_mesh(label: &str, spec: &MeshSpec, base: &Path) -> Result<TriMesh> {
                 Plane::Xz => (DVec3::X, DVec3::NEG_Z),
             };
             let (nx, ny) = (g.resolution[0], g.resolution[1]);
-            Ok(mesh::grid(
-                g.size[0], g.size[1], nx, ny, g.pattern, origin, axes,
-            ))
+            Ok(mesh::grid(g.size[0], g.size[1], nx, ny, g.pattern, origin, axes))
         }
         MeshSpec::Cylinder(c) => {
             if !(c.radius.is_finite() && c.radius > 0.0 && c.height.is_finite() && c.height > 0.0) {
                 return Err(err(
                     "cloth.mesh.cylinder",
-                    format!(
-                        "radius and height must be positive, got {} and {}",
-                        c.radius, c.height
-                    ),
+                    format!("radius and height must be positive, got {} and {}", c.radius, c.height),
                 ));
             }
             if c.rings < 2 || c.segments < 3 {
                 return Err(err(
                     "cloth.mesh.cylinder",
-                    format!(
-                        "needs rings >= 2 and segments >= 3, got {} and {}",
-                        c.rings, c.segments
-                    ),
+                    format!("needs rings >= 2 and segments >= 3, got {} and {}", c.rings, c.segments),
                 ));
             }
             Ok(mesh::cylinder(c.radius, c.height, c.rings, c.segments))
@@ -338,13 +311,10 @@ fn build_mesh(label: &str, spec: &MeshSpec, base: &Path) -> Result<TriMesh> {
 fn resolve_material(label: &str, spec: &MaterialSpec) -> Result<Material> {
     let err = |field: &str, msg: String| Error::scene(label, field, msg);
     let unknown = |name: &str, field: &str| {
-        let names: Vec<&str> = material::PRESETS.iter().map(|(n, _)| *n).collect();
+        let names = material::PRESET_NAMES;
         err(
             field,
-            format!(
-                "unknown material preset `{name}` (presets: {})",
-                names.join(", ")
-            ),
+            format!("unknown material preset `{name}` (presets: {})", names.join(", ")),
         )
     };
     let fields = match spec {
@@ -354,9 +324,7 @@ fn resolve_material(label: &str, spec: &MaterialSpec) -> Result<Material> {
         MaterialSpec::Fields(f) => f,
     };
     let mut m = match &fields.preset {
-        Some(name) => {
-            material::preset(name).ok_or_else(|| unknown(name, "cloth.material.preset"))?
-        }
+        Some(name) => material::preset(name).ok_or_else(|| unknown(name, "cloth.material.preset"))?,
         None => {
             if fields.density.is_none() || fields.bending.is_none() || fields.stretching.is_none() {
                 return Err(err(
@@ -379,10 +347,7 @@ fn resolve_material(label: &str, spec: &MaterialSpec) -> Result<Material> {
     if !(m.density.is_finite() && m.density > 0.0) {
         return Err(err(
             "cloth.material.density",
-            format!(
-                "must be a positive areal density (kg/m^2), got {}",
-                m.density
-            ),
+            format!("must be a positive areal density (kg/m^2), got {}", m.density),
         ));
     }
     if !(m.bending.is_finite() && m.bending >= 0.0) {
@@ -412,10 +377,7 @@ fn resolve_material(label: &str, spec: &MaterialSpec) -> Result<Material> {
 fn select(mesh: &TriMesh, s: &Selector) -> std::result::Result<Vec<u32>, String> {
     let named = |kind: &str, which: &str, allowed: &[&str], generator: &str| {
         if !allowed.contains(&which) {
-            return Err(format!(
-                "unknown {kind} `{which}` (use one of: {})",
-                allowed.join(", ")
-            ));
+            return Err(format!("unknown {kind} `{which}` (use one of: {})", allowed.join(", ")));
         }
         mesh.named_sets
             .get(&format!("{kind}:{which}"))
@@ -438,9 +400,7 @@ fn select(mesh: &TriMesh, s: &Selector) -> std::result::Result<Vec<u32>, String>
         Selector::Indices(ix) => {
             let n = mesh.positions.len();
             if let Some(bad) = ix.iter().find(|&&i| i as usize >= n) {
-                return Err(format!(
-                    "index {bad} is out of range (the mesh has {n} vertices)"
-                ));
+                return Err(format!("index {bad} is out of range (the mesh has {n} vertices)"));
             }
             ix.clone()
         }

@@ -250,9 +250,7 @@ impl<'de> Deserialize<'de> for Action {
         match serde_json::Value::deserialize(d)? {
             serde_json::Value::String(s) if s == "hold" => Ok(Action::Hold),
             serde_json::Value::String(s) if s == "release" => Ok(Action::Release),
-            v @ serde_json::Value::Object(_) => serde_json::from_value(v)
-                .map(Action::Move)
-                .map_err(D::Error::custom),
+            v @ serde_json::Value::Object(_) => serde_json::from_value(v).map(Action::Move).map_err(D::Error::custom),
             other => Err(D::Error::custom(format!(
                 "unknown handle action {other}: use \"hold\", \"release\" or {{\"translate\": [x, y, z], \"rotate\": {{\"axis\", \"point\", \"angle\"}}}}"
             ))),

@@ -47,9 +47,7 @@ impl HandleState {
     pub fn begin_phase(&mut self, action: Option<&Action>, vertices: &[u32], x: &[DVec3]) {
         match action {
             Some(Action::Release) => self.held = false,
-            Some(Action::Hold | Action::Move(_)) if !self.held => {
-                *self = HandleState::grab(vertices, x)
-            }
+            Some(Action::Hold | Action::Move(_)) if !self.held => *self = HandleState::grab(vertices, x),
             _ => {}
         }
     }
@@ -101,11 +99,7 @@ mod tests {
         h.begin_phase(Some(&shift), &[0], &x);
         t.clear();
         h.targets(Some(&shift), 1.0, &mut t);
-        assert!(
-            (t[0] - DVec3::new(0.0, 2.0, -1.0)).length() < 1e-12,
-            "{}",
-            t[0]
-        );
+        assert!((t[0] - DVec3::new(0.0, 2.0, -1.0)).length() < 1e-12, "{}", t[0]);
         // Released, then grabbed again where the cloth is.
         h.end_phase(Some(&shift));
         h.begin_phase(Some(&Action::Release), &[0], &x);

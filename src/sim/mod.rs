@@ -96,11 +96,7 @@ impl Simulation {
         if self.phase_step == 0 {
             let x = self.backend.positions();
             for (k, state) in self.handles.iter_mut().enumerate() {
-                state.begin_phase(
-                    phase.actions[k].as_ref(),
-                    &self.scene.handles[k].vertices,
-                    &x,
-                );
+                state.begin_phase(phase.actions[k].as_ref(), &self.scene.handles[k].vertices, &x);
             }
         }
         let s = (self.phase_step + 1) as f64 / phase.steps as f64;
@@ -108,13 +104,14 @@ impl Simulation {
         self.targets.clear();
         for (k, state) in self.handles.iter().enumerate() {
             if state.held {
-                self.pinned
-                    .extend_from_slice(&self.scene.handles[k].vertices);
+                self.pinned.extend_from_slice(&self.scene.handles[k].vertices);
                 state.targets(phase.actions[k].as_ref(), s, &mut self.targets);
             }
         }
+        let material_dt = phase.material_time / phase.steps as f64;
         let report = self.backend.step(&StepInput {
             dt: self.scene.dt,
+            material_dt,
             gravity: self.scene.gravity,
             pinned: &self.pinned,
             targets: &self.targets,
@@ -130,17 +127,14 @@ impl Simulation {
             let range = offset..offset + count;
             offset += count;
             let axis = self.scene.handles[k].torque_axis;
-            for (f, x) in report.reactions[range.clone()]
-                .iter()
-                .zip(&self.targets[range])
-            {
+            for (f, x) in report.reactions[range.clone()].iter().zip(&self.targets[range]) {
                 reactions[k].force += *f;
                 if let Some(a) = axis {
                     reactions[k].torque += (*x - a.point).cross(*f).dot(a.direction);
                 }
             }
         }
-        self.material_time += phase.material_time / phase.steps as f64;
+        self.material_time += material_dt;
         self.steps += 1;
         self.phase_step += 1;
         if self.phase_step == phase.steps {

@@ -1,0 +1,115 @@
+//! Energies, bend statistics and channel statistics of a state, computed
+//! the same way for every backend (a GPU backend reads its state back).
+
+use crate::cloth::Cloth;
+use crate::model::bending::dihedral;
+use crate::model::channel::{ChannelState, FrictionModel, PlasticModel};
+use glam::DVec3;
+
+/// Energies and statistics of one state. Bends are |theta - theta_rest| in
+/// radians over interior hinges; `region_*` over the scene's measurement
+/// region (all hinges when the scene names none).
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct Measures {
+    pub kinetic_energy: f64,
+    pub membrane_energy: f64,
+    pub bending_energy: f64,
+    pub mean_abs_bend: f64,
+    pub max_abs_bend: f64,
+    pub region_mean_abs_bend: f64,
+    pub region_max_abs_bend: f64,
+    /// Fraction of friction channels (bending and in-plane, where a model is
+    /// on) that slipped at the last update.
+    pub slip_fraction: f64,
+    /// Fraction of plastic channels that have yielded.
+    pub yield_fraction: f64,
+    /// Mean and max |eps_p| over bending channels, rad.
+    pub mean_abs_plastic_bend: f64,
+    pub max_abs_plastic_bend: f64,
+    /// Mean |eps_p| over in-plane channels.
+    pub mean_abs_plastic_in_plane: f64,
+}
+
+/// Every channel's state: one per hinge, three per face.
+#[derive(Clone, Debug, Default)]
+pub struct Channels {
+    pub hinges: Vec<ChannelState>,
+    pub faces: Vec<[ChannelState; 3]>,
+}
+
+fn mean(sum: f64, n: usize) -> f64 {
+    if n == 0 { 0.0 } else { sum / n as f64 }
+}
+
+pub fn measure(cloth: &Cloth, x: &[DVec3], v: &[DVec3], ch: &Channels) -> Measures {
+    let m = &cloth.material;
+    let mut out = Measures {
+        kinetic_energy: v
+            .iter()
+            .zip(&cloth.mass)
+            .map(|(v, m)| 0.5 * m * v.length_squared())
+            .sum(),
+        ..Measures::default()
+    };
+    let bends: Vec<f64> = cloth
+        .topology
+        .hinges
+        .iter()
+        .zip(&cloth.hinge_rest)
+        .map(|(h, rest)| dihedral(h.v.map(|i| x[i as usize])) - rest.theta)
+        .collect();
+    for ((d, rest), c) in bends.iter().zip(&cloth.hinge_rest).zip(&ch.hinges) {
+        let e = d - c.plastic.eps_p;
+        out.bending_energy += 0.5 * m.bending * rest.factor * e * e;
+        out.mean_abs_bend += d.abs();
+        out.max_abs_bend = out.max_abs_bend.max(d.abs());
+    }
+    out.mean_abs_bend = mean(out.mean_abs_bend, bends.len());
+    let region: Vec<f64> = match &cloth.region_hinges {
+        Some(r) => r.iter().map(|&h| bends[h as usize].abs()).collect(),
+        None => bends.iter().map(|d| d.abs()).collect(),
+    };
+    out.region_mean_abs_bend = mean(region.iter().sum(), region.len());
+    out.region_max_abs_bend = region.iter().fold(0.0, |a, &b| a.max(b));
+    out.membrane_energy = crate::cpu::membrane_energy(cloth, x, &ch.faces);
+
+    let friction_on = |f: FrictionModel| f != FrictionModel::None;
+    let plastic_on = |p: PlasticModel| p != PlasticModel::None;
+    let (bf, bp) = (
+        friction_on(m.bending_models.friction),
+        plastic_on(m.bending_models.plasticity),
+    );
+    let (pf, pp) = (
+        friction_on(m.in_plane_models.friction),
+        plastic_on(m.in_plane_models.plasticity),
+    );
+    let (mut slips, mut friction_channels, mut yields, mut plastic_channels) = (0usize, 0usize, 0usize, 0usize);
+    for c in &ch.hinges {
+        if bf {
+            friction_channels += 1;
+            slips += c.friction.slip as usize;
+        }
+        if bp {
+            plastic_channels += 1;
+            yields += c.plastic.yielded() as usize;
+            out.mean_abs_plastic_bend += c.plastic.eps_p.abs();
+            out.max_abs_plastic_bend = out.max_abs_plastic_bend.max(c.plastic.eps_p.abs());
+        }
+    }
+    out.mean_abs_plastic_bend = mean(out.mean_abs_plastic_bend, if bp { ch.hinges.len() } else { 0 });
+    for c in ch.faces.iter().flatten() {
+        if pf {
+            friction_channels += 1;
+            slips += c.friction.slip as usize;
+        }
+        if pp {
+            plastic_channels += 1;
+            yields += c.plastic.yielded() as usize;
+            out.mean_abs_plastic_in_plane += c.plastic.eps_p.abs();
+        }
+    }
+    out.mean_abs_plastic_in_plane = mean(out.mean_abs_plastic_in_plane, if pp { 3 * ch.faces.len() } else { 0 });
+    out.slip_fraction = mean(slips as f64, friction_channels);
+    out.yield_fraction = mean(yields as f64, plastic_channels);
+    out
+}
