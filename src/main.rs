@@ -47,6 +47,10 @@ enum Command {
         /// No progress bar.
         #[arg(long)]
         quiet: bool,
+        /// Also write every channel's friction/plastic state at the last
+        /// frame (state_hinges.csv, state_faces.csv).
+        #[arg(long)]
+        dump_state: bool,
     },
     /// Parse and validate a scene, print it resolved, and exit.
     Check {
@@ -111,6 +115,7 @@ fn real_main() -> Result<()> {
             until,
             set,
             quiet,
+            dump_state,
         } => {
             let name = scene.as_deref().unwrap_or(scene::DEFAULT_SCENE);
             let scene = scene::load(name, &set)?;
@@ -134,6 +139,7 @@ fn real_main() -> Result<()> {
                 &RunOptions {
                     out_dir: out_dir.clone(),
                     until,
+                    dump_state,
                 },
                 &mut |p: &Progress| {
                     if let Some(bar) = &bar {

@@ -25,6 +25,7 @@ fn run_writes_frames_metrics_and_summary() {
         "--until",
         "0.04",
         "--quiet",
+        "--dump-state",
         "--out",
         out.to_str().unwrap(),
     ]);
@@ -37,7 +38,12 @@ fn run_writes_frames_metrics_and_summary() {
     let csv = std::fs::read_to_string(out.join("metrics.csv")).unwrap();
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines.len(), 4);
-    assert!(lines[0].starts_with("time,phase,kinetic_energy,membrane_energy,bending_energy,mean_abs_bend,max_abs_bend,cg_iterations,cg_residual,ms_per_step,force_top,torque_top"));
+    assert_eq!(
+        lines[0],
+        "time,phase,kinetic_energy,membrane_energy,bending_energy,mean_abs_bend,max_abs_bend,cg_iterations,\
+         cg_residual,ms_per_step,material_time,region_mean_abs_bend,region_max_abs_bend,slip_fraction,\
+         yield_fraction,mean_abs_plastic_bend,max_abs_plastic_bend,mean_abs_plastic_in_plane,force_top,torque_top"
+    );
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["steps"], 20);
@@ -56,6 +62,24 @@ fn run_writes_frames_metrics_and_summary() {
     }
     assert!(summary["final"]["kinetic_energy"].as_f64().unwrap() > 0.0);
     assert!(summary["final"]["force_top"].as_f64().unwrap() > 0.0);
+    for key in [
+        "slip_fraction",
+        "yield_fraction",
+        "mean_abs_plastic_bend",
+        "max_abs_plastic_bend",
+        "mean_abs_plastic_in_plane",
+    ] {
+        assert!(summary["final"].get(key).is_some(), "final lacks {key}");
+    }
+    // --dump-state: one row per hinge, three per face.
+    let hinges = std::fs::read_to_string(out.join("state_hinges.csv")).unwrap();
+    let faces = std::fs::read_to_string(out.join("state_faces.csv")).unwrap();
+    assert!(hinges.starts_with("hinge,v0,v1,theta,theta_rest,strain,anchor,t_stick,sigma,slip,eps_p"));
+    assert_eq!(
+        faces.lines().count(),
+        1 + 3 * summary["faces"].as_u64().unwrap() as usize
+    );
+    assert_eq!(hinges.lines().count(), 1 + summary["hinges"].as_u64().unwrap() as usize);
     std::fs::remove_dir_all(&out).ok();
 }
 

@@ -6,6 +6,7 @@ mod atomic;
 pub use atomic::write_atomic;
 
 use crate::error::{Error, Result};
+use crate::measure::Measures;
 use crate::mesh::write_obj;
 use crate::sim::{Reaction, Simulation};
 use serde_json::{Value, json};
@@ -16,8 +17,9 @@ use std::time::Instant;
 #[derive(Clone, Debug)]
 pub struct MetricsRow {
     pub time: f64,
+    pub material_time: f64,
     pub phase: String,
-    pub measures: crate::measure::Measures,
+    pub measures: Measures,
     /// Mean PCG iterations over the steps since the previous frame.
     pub cg_iterations: f64,
     /// Relative residual of the last step's solve.
@@ -29,57 +31,57 @@ pub struct MetricsRow {
 }
 
 impl MetricsRow {
-    /// Column names; handle columns are `force_<handle>` and `torque_<handle>`.
-    pub fn header(handles: &[String]) -> String {
-        let mut h = String::from(
-            "time,phase,kinetic_energy,membrane_energy,bending_energy,mean_abs_bend,max_abs_bend,cg_iterations,cg_residual,ms_per_step",
-        );
-        for name in handles {
-            h.push_str(&format!(",force_{name},torque_{name}"));
+    /// The row's columns in order; handle columns are `force_<handle>` and
+    /// `torque_<handle>`.
+    pub fn fields(&self, handles: &[String]) -> Vec<(String, Value)> {
+        let m = &self.measures;
+        let mut f: Vec<(String, Value)> = vec![
+            ("time".into(), json!(self.time)),
+            ("phase".into(), json!(self.phase)),
+            ("kinetic_energy".into(), json!(m.kinetic_energy)),
+            ("membrane_energy".into(), json!(m.membrane_energy)),
+            ("bending_energy".into(), json!(m.bending_energy)),
+            ("mean_abs_bend".into(), json!(m.mean_abs_bend)),
+            ("max_abs_bend".into(), json!(m.max_abs_bend)),
+            ("cg_iterations".into(), json!(self.cg_iterations)),
+            ("cg_residual".into(), json!(self.cg_residual)),
+            ("ms_per_step".into(), json!(self.ms_per_step)),
+            ("material_time".into(), json!(self.material_time)),
+            ("region_mean_abs_bend".into(), json!(m.region_mean_abs_bend)),
+            ("region_max_abs_bend".into(), json!(m.region_max_abs_bend)),
+            ("slip_fraction".into(), json!(m.slip_fraction)),
+            ("yield_fraction".into(), json!(m.yield_fraction)),
+            ("mean_abs_plastic_bend".into(), json!(m.mean_abs_plastic_bend)),
+            ("max_abs_plastic_bend".into(), json!(m.max_abs_plastic_bend)),
+            ("mean_abs_plastic_in_plane".into(), json!(m.mean_abs_plastic_in_plane)),
+        ];
+        for (name, r) in handles.iter().zip(&self.reactions) {
+            f.push((format!("force_{name}"), json!(r.force.length())));
+            f.push((format!("torque_{name}"), json!(r.torque)));
         }
-        h
+        f
     }
 
-    pub fn csv(&self) -> String {
-        let m = &self.measures;
-        let mut s = format!(
-            "{},{},{:e},{:e},{:e},{:e},{:e},{},{:e},{:.3}",
-            self.time,
-            self.phase,
-            m.kinetic_energy,
-            m.membrane_energy,
-            m.bending_energy,
-            m.mean_abs_bend,
-            m.max_abs_bend,
-            self.cg_iterations,
-            self.cg_residual,
-            self.ms_per_step
-        );
-        for r in &self.reactions {
-            s.push_str(&format!(",{:e},{:e}", r.force.length(), r.torque));
-        }
-        s
+    pub fn header(&self, handles: &[String]) -> String {
+        let names: Vec<String> = self.fields(handles).into_iter().map(|(n, _)| n).collect();
+        names.join(",")
+    }
+
+    pub fn csv(&self, handles: &[String]) -> String {
+        let cells: Vec<String> = self
+            .fields(handles)
+            .into_iter()
+            .map(|(_, v)| match v {
+                Value::String(s) => s,
+                other => other.to_string(),
+            })
+            .collect();
+        cells.join(",")
     }
 
     /// The row as a JSON object (summary's `final`).
     pub fn json(&self, handles: &[String]) -> Value {
-        let mut v = json!({
-            "time": self.time,
-            "phase": self.phase,
-            "kinetic_energy": self.measures.kinetic_energy,
-            "membrane_energy": self.measures.membrane_energy,
-            "bending_energy": self.measures.bending_energy,
-            "mean_abs_bend": self.measures.mean_abs_bend,
-            "max_abs_bend": self.measures.max_abs_bend,
-            "cg_iterations": self.cg_iterations,
-            "cg_residual": self.cg_residual,
-            "ms_per_step": self.ms_per_step,
-        });
-        for (name, r) in handles.iter().zip(&self.reactions) {
-            v[format!("force_{name}")] = json!(r.force.length());
-            v[format!("torque_{name}")] = json!(r.torque);
-        }
-        v
+        Value::Object(self.fields(handles).into_iter().collect())
     }
 }
 
@@ -96,6 +98,9 @@ pub struct RunOptions {
     pub out_dir: PathBuf,
     /// Stop at this simulated time instead of the timeline's end.
     pub until: Option<f64>,
+    /// Also write every channel's state at the last frame
+    /// (`state_hinges.csv`, `state_faces.csv`).
+    pub dump_state: bool,
 }
 
 /// Runs `sim` to the end of its timeline (or `until`), writing
@@ -113,7 +118,7 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
     };
     let end_time = total_steps as f64 * dt;
     let started = Instant::now();
-    let mut csv = MetricsRow::header(&handles) + "\n";
+    let mut csv = String::new();
     let mut frame = 0usize;
     let mut acc = (0usize, 0.0f64, 0u64);
     let mut total_cg = 0usize;
@@ -124,12 +129,17 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
             &frame_path(&opts.out_dir, frame),
             write_obj(&sim.scene.cloth.mesh, &sim.backend().positions()).as_bytes(),
         )?;
-        csv.push_str(&row.csv());
+        if csv.is_empty() {
+            csv.push_str(&row.header(&handles));
+            csv.push('\n');
+        }
+        csv.push_str(&row.csv(&handles));
         csv.push('\n');
         write_atomic(&opts.out_dir.join("metrics.csv"), csv.as_bytes())
     };
     let row_now = |sim: &Simulation, acc: (usize, f64, u64), residual: f64, reactions: &[Reaction]| MetricsRow {
         time: sim.time(),
+        material_time: sim.material_time(),
         phase: sim.phase_name().to_string(),
         measures: sim.backend().measure(),
         cg_iterations: if acc.2 > 0 { acc.0 as f64 / acc.2 as f64 } else { 0.0 },
@@ -176,9 +186,58 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
         "cg_iterations_mean": if steps > 0 { total_cg as f64 / steps as f64 } else { 0.0 },
         "final": row.json(&handles),
     });
+    if opts.dump_state {
+        dump_state(&opts.out_dir, sim)?;
+    }
     let text = serde_json::to_string_pretty(&summary).map_err(|e| Error::Step(format!("summary: {e}")))?;
     write_atomic(&opts.out_dir.join("summary.json"), text.as_bytes())?;
     Ok(summary)
+}
+
+/// Writes `state_hinges.csv` (one row per hinge) and `state_faces.csv`
+/// (one row per face channel) with every channel's friction and plastic state.
+pub fn dump_state(out_dir: &Path, sim: &Simulation) -> Result<()> {
+    let backend = sim.backend();
+    let cloth = &sim.scene.cloth;
+    let x = backend.positions();
+    let ch = backend.channels();
+    const STATE: &str = "anchor,t_stick,sigma,slip,eps_p,eps_hp,eps_y,t_p,dir";
+    let state = |c: &crate::model::channel::ChannelState| {
+        let (f, p) = (&c.friction, &c.plastic);
+        format!(
+            "{},{},{},{},{},{},{},{},{}",
+            f.anchor, f.t_stick, f.sigma, f.slip as u8, p.eps_p, p.eps_hp, p.eps_y, p.t_p, p.dir
+        )
+    };
+    let mut hinges = format!("hinge,v0,v1,theta,theta_rest,strain,{STATE}\n");
+    for (i, ((h, rest), c)) in cloth
+        .topology
+        .hinges
+        .iter()
+        .zip(&cloth.hinge_rest)
+        .zip(&ch.hinges)
+        .enumerate()
+    {
+        let theta = crate::model::bending::dihedral(h.v.map(|v| x[v as usize]));
+        hinges.push_str(&format!(
+            "{i},{},{},{theta},{},{},{}\n",
+            h.v[0],
+            h.v[1],
+            rest.theta,
+            theta - rest.theta,
+            state(c)
+        ));
+    }
+    write_atomic(&out_dir.join("state_hinges.csv"), hinges.as_bytes())?;
+    let mut faces = format!("face,channel,strain,{STATE}\n");
+    for (i, ((face, rest), c)) in cloth.mesh.faces.iter().zip(&cloth.face_rest).zip(&ch.faces).enumerate() {
+        let (fu, fv) = rest.deformation(face.map(|v| x[v as usize]));
+        let e = crate::model::membrane::green_strain(fu, fv);
+        for (k, name) in ["uu", "vv", "uv"].iter().enumerate() {
+            faces.push_str(&format!("{i},{name},{},{}\n", e[k], state(&c[k])));
+        }
+    }
+    write_atomic(&out_dir.join("state_faces.csv"), faces.as_bytes())
 }
 
 /// The path of output frame `k` under `out_dir`.

@@ -2,11 +2,10 @@
 //! [`Scene`]: defaults filled, mesh built, handles selected, phases counted in
 //! steps. Every error names the scene, the field and what to do.
 
-use super::schema::{Action, MaterialSpec, MeshSpec, Plane, SceneFile, Selector, SolverSettings};
+use super::schema::{Action, MeshSpec, Plane, SceneFile, Selector, SolverSettings};
 use crate::cloth::Cloth;
 use crate::error::{Error, Result};
 use crate::mesh::{self, TriMesh};
-use crate::model::material::{self, Material};
 use glam::DVec3;
 use std::path::Path;
 
@@ -101,7 +100,7 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
     positive("output.frame_interval", f.output.frame_interval, " of seconds")?;
 
     let mesh = build_mesh(label, &f.cloth.mesh, base)?;
-    let material = resolve_material(label, &f.cloth.material)?;
+    let material = super::material::resolve(label, &f.cloth.material)?;
     let damping = f.cloth.damping;
     if !(damping.is_finite() && damping >= 0.0) {
         return Err(err(
@@ -113,7 +112,23 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
     if warp.length() == 0.0 {
         return Err(err("cloth.warp", "must not be the zero vector".into()));
     }
-    let cloth = Cloth::new(mesh, material, damping, warp.normalize())?;
+    let mut cloth = Cloth::new(mesh, material, damping, warp.normalize())?;
+    if let Some(sel) = &f.region {
+        let vertices = select(&cloth.mesh, sel).map_err(|m| err("region", m))?;
+        let hinges: Vec<u32> = (0..cloth.topology.hinges.len() as u32)
+            .filter(|&h| {
+                let v = cloth.topology.hinges[h as usize].v;
+                vertices.binary_search(&v[0]).is_ok() && vertices.binary_search(&v[1]).is_ok()
+            })
+            .collect();
+        if hinges.is_empty() {
+            return Err(err(
+                "region",
+                "contains no hinge (both ends of an interior edge): widen it".into(),
+            ));
+        }
+        cloth.region_hinges = Some(hinges);
+    }
 
     let mut handles = Vec::new();
     for (hname, spec) in &f.handles {
@@ -306,72 +321,6 @@ fn build_mesh(label: &str, spec: &MeshSpec, base: &Path) -> Result<TriMesh> {
             mesh::read_obj(&path, o.uv_scale)
         }
     }
-}
-
-fn resolve_material(label: &str, spec: &MaterialSpec) -> Result<Material> {
-    let err = |field: &str, msg: String| Error::scene(label, field, msg);
-    let unknown = |name: &str, field: &str| {
-        let names = material::PRESET_NAMES;
-        err(
-            field,
-            format!("unknown material preset `{name}` (presets: {})", names.join(", ")),
-        )
-    };
-    let fields = match spec {
-        MaterialSpec::Preset(name) => {
-            return material::preset(name).ok_or_else(|| unknown(name, "cloth.material"));
-        }
-        MaterialSpec::Fields(f) => f,
-    };
-    let mut m = match &fields.preset {
-        Some(name) => material::preset(name).ok_or_else(|| unknown(name, "cloth.material.preset"))?,
-        None => {
-            if fields.density.is_none() || fields.bending.is_none() || fields.stretching.is_none() {
-                return Err(err(
-                    "cloth.material",
-                    "without a `preset`, give all of `density`, `bending` and `stretching`".into(),
-                ));
-            }
-            material::preset("cotton").unwrap_or_else(|| unreachable!("cotton is a preset"))
-        }
-    };
-    if let Some(d) = fields.density {
-        m.density = d;
-    }
-    if let Some(b) = fields.bending {
-        m.bending = b;
-    }
-    if let Some([k11, k12, k22, k33]) = fields.stretching {
-        m.stretching = crate::model::membrane::Stretching { k11, k12, k22, k33 };
-    }
-    if !(m.density.is_finite() && m.density > 0.0) {
-        return Err(err(
-            "cloth.material.density",
-            format!("must be a positive areal density (kg/m^2), got {}", m.density),
-        ));
-    }
-    if !(m.bending.is_finite() && m.bending >= 0.0) {
-        return Err(err(
-            "cloth.material.bending",
-            format!("must be a non-negative stiffness (N m), got {}", m.bending),
-        ));
-    }
-    let s = m.stretching;
-    if ![s.k11, s.k12, s.k22, s.k33].iter().all(|k| k.is_finite())
-        || s.k11 <= 0.0
-        || s.k22 <= 0.0
-        || s.k33 <= 0.0
-        || s.k12 * s.k12 >= s.k11 * s.k22
-    {
-        return Err(err(
-            "cloth.material.stretching",
-            format!(
-                "[k11, k12, k22, k33] must be finite with k11, k22, k33 > 0 and k12^2 < k11 k22, got {:?}",
-                [s.k11, s.k12, s.k22, s.k33]
-            ),
-        ));
-    }
-    Ok(m)
 }
 
 fn select(mesh: &TriMesh, s: &Selector) -> std::result::Result<Vec<u32>, String> {

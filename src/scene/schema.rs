@@ -2,6 +2,7 @@
 //! `resolve.rs` turns it into a validated [`super::Scene`].
 
 use crate::mesh::Pattern;
+use crate::model::channel::{FrictionModel, PlasticModel};
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer};
 use std::collections::BTreeMap;
@@ -23,6 +24,10 @@ pub struct SceneFile {
     pub timeline: Vec<PhaseSpec>,
     #[serde(default)]
     pub output: OutputSpec,
+    /// Vertices whose hinges the `region_*` metrics measure (a fold, say);
+    /// a hinge counts when both its edge vertices are selected.
+    #[serde(default)]
+    pub region: Option<Selector>,
 }
 
 fn default_gravity() -> [f64; 3] {
@@ -150,6 +155,90 @@ pub struct MaterialFields {
     pub bending: Option<f64>,
     /// `[k11, k12, k22, k33]`, N/m.
     pub stretching: Option<[f64; 4]>,
+    #[serde(default)]
+    pub bending_friction: FrictionSpec<f64>,
+    #[serde(default)]
+    pub bending_plasticity: PlasticSpec<f64>,
+    #[serde(default)]
+    pub in_plane_friction: FrictionSpec<PerChannel>,
+    #[serde(default)]
+    pub in_plane_plasticity: PlasticSpec<PerChannel>,
+}
+
+/// Friction model and parameter overrides of a channel family.
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct FrictionSpec<T> {
+    pub model: Option<FrictionModel>,
+    /// Dwell: friction stiffness, thresholds, dwell time constant (s).
+    pub stiffness: Option<T>,
+    pub eps_0: Option<T>,
+    pub eps_inf: Option<T>,
+    pub tau: Option<T>,
+    /// Dahl: `sigma_max = dahl_a + dahl_b |eps|`, time constant in strain units.
+    pub dahl_a: Option<T>,
+    pub dahl_b: Option<T>,
+    pub dahl_tau: Option<T>,
+}
+
+/// Plasticity model and parameter overrides of a channel family.
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct PlasticSpec<T> {
+    pub model: Option<PlasticModel>,
+    pub k_h0: Option<T>,
+    pub g: Option<T>,
+    pub tau: Option<T>,
+    pub yield_strain: Option<T>,
+}
+
+impl<T> Default for FrictionSpec<T> {
+    fn default() -> Self {
+        FrictionSpec {
+            model: None,
+            stiffness: None,
+            eps_0: None,
+            eps_inf: None,
+            tau: None,
+            dahl_a: None,
+            dahl_b: None,
+            dahl_tau: None,
+        }
+    }
+}
+
+impl<T> Default for PlasticSpec<T> {
+    fn default() -> Self {
+        PlasticSpec {
+            model: None,
+            k_h0: None,
+            g: None,
+            tau: None,
+            yield_strain: None,
+        }
+    }
+}
+
+/// An in-plane parameter: one number for all three channels, or
+/// `[uu, vv, uv]`.
+#[derive(Debug, Clone, Copy)]
+pub struct PerChannel(pub [f64; 3]);
+
+impl<'de> Deserialize<'de> for PerChannel {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match serde_json::Value::deserialize(d)? {
+            serde_json::Value::Number(n) => n
+                .as_f64()
+                .map(|x| PerChannel([x; 3]))
+                .ok_or_else(|| D::Error::custom("expected a number")),
+            v @ serde_json::Value::Array(_) => serde_json::from_value::<[f64; 3]>(v)
+                .map(PerChannel)
+                .map_err(D::Error::custom),
+            other => Err(D::Error::custom(format!(
+                "expected a number or [uu, vv, uv], got {other}"
+            ))),
+        }
+    }
 }
 
 impl<'de> Deserialize<'de> for MaterialSpec {

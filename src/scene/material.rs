@@ -1,0 +1,198 @@
+//! Resolving a scene's `cloth.material`: a preset, or a preset with
+//! overrides, or inline values; then validation of every parameter.
+
+use super::schema::{FrictionSpec, MaterialSpec, PerChannel, PlasticSpec};
+use crate::error::{Error, Result};
+use crate::model::channel::Channel;
+use crate::model::material::{self, Material};
+use crate::model::membrane::Stretching;
+
+pub(super) fn resolve(label: &str, spec: &MaterialSpec) -> Result<Material> {
+    let err = |field: &str, msg: String| Error::scene(label, field, msg);
+    let unknown = |name: &str, field: &str| {
+        err(
+            field,
+            format!(
+                "unknown material preset `{name}` (presets: {})",
+                material::PRESET_NAMES.join(", ")
+            ),
+        )
+    };
+    let fields = match spec {
+        MaterialSpec::Preset(name) => {
+            let m = material::preset(name).ok_or_else(|| unknown(name, "cloth.material"))?;
+            validate(label, &m)?;
+            return Ok(m);
+        }
+        MaterialSpec::Fields(f) => f,
+    };
+    let mut m = match &fields.preset {
+        Some(name) => material::preset(name).ok_or_else(|| unknown(name, "cloth.material.preset"))?,
+        None => {
+            if fields.density.is_none() || fields.bending.is_none() || fields.stretching.is_none() {
+                return Err(err(
+                    "cloth.material",
+                    "without a `preset`, give all of `density`, `bending` and `stretching`".into(),
+                ));
+            }
+            // Inline materials start elastic (no friction, no plasticity).
+            material::preset("elastic").ok_or_else(|| unknown("elastic", "cloth.material"))?
+        }
+    };
+    if let Some(d) = fields.density {
+        m.density = d;
+    }
+    if let Some(b) = fields.bending {
+        m.bending = b;
+    }
+    if let Some([k11, k12, k22, k33]) = fields.stretching {
+        m.stretching = Stretching { k11, k12, k22, k33 };
+    }
+    let bending = std::slice::from_mut(&mut m.bending_channel);
+    apply_friction(
+        &fields.bending_friction,
+        &mut m.bending_models.friction,
+        bending,
+        |v, _| *v,
+    );
+    apply_plastic(
+        &fields.bending_plasticity,
+        &mut m.bending_models.plasticity,
+        bending,
+        |v, _| *v,
+    );
+    let in_plane = &mut m.in_plane_channels;
+    apply_friction(
+        &fields.in_plane_friction,
+        &mut m.in_plane_models.friction,
+        in_plane,
+        |v: &PerChannel, c| v.0[c],
+    );
+    apply_plastic(
+        &fields.in_plane_plasticity,
+        &mut m.in_plane_models.plasticity,
+        in_plane,
+        |v: &PerChannel, c| v.0[c],
+    );
+    validate(label, &m)?;
+    Ok(m)
+}
+
+fn set<T>(target: &mut f64, value: &Option<T>, c: usize, get: &impl Fn(&T, usize) -> f64) {
+    if let Some(v) = value {
+        *target = get(v, c);
+    }
+}
+
+fn apply_friction<T>(
+    spec: &FrictionSpec<T>,
+    model: &mut crate::model::channel::FrictionModel,
+    channels: &mut [Channel],
+    get: impl Fn(&T, usize) -> f64,
+) {
+    if let Some(m) = spec.model {
+        *model = m;
+    }
+    for (c, ch) in channels.iter_mut().enumerate() {
+        set(&mut ch.dwell.stiffness, &spec.stiffness, c, &get);
+        set(&mut ch.dwell.eps_0, &spec.eps_0, c, &get);
+        set(&mut ch.dwell.eps_inf, &spec.eps_inf, c, &get);
+        set(&mut ch.dwell.tau, &spec.tau, c, &get);
+        set(&mut ch.dahl.a, &spec.dahl_a, c, &get);
+        set(&mut ch.dahl.b, &spec.dahl_b, c, &get);
+        set(&mut ch.dahl.tau, &spec.dahl_tau, c, &get);
+    }
+}
+
+fn apply_plastic<T>(
+    spec: &PlasticSpec<T>,
+    model: &mut crate::model::channel::PlasticModel,
+    channels: &mut [Channel],
+    get: impl Fn(&T, usize) -> f64,
+) {
+    if let Some(m) = spec.model {
+        *model = m;
+    }
+    for (c, ch) in channels.iter_mut().enumerate() {
+        set(&mut ch.hardening.k_h0, &spec.k_h0, c, &get);
+        set(&mut ch.hardening.g, &spec.g, c, &get);
+        set(&mut ch.hardening.tau, &spec.tau, c, &get);
+        set(&mut ch.hardening.yield_strain, &spec.yield_strain, c, &get);
+    }
+}
+
+/// Checks every parameter; a message names the field and the bound.
+fn validate(label: &str, m: &Material) -> Result<()> {
+    let check = |field: &str, v: f64, ok: bool, what: &str| -> Result<()> {
+        if v.is_finite() && ok {
+            Ok(())
+        } else {
+            Err(Error::scene(
+                label,
+                format!("cloth.material.{field}"),
+                format!("must be {what}, got {v}"),
+            ))
+        }
+    };
+    check(
+        "density",
+        m.density,
+        m.density > 0.0,
+        "a positive areal density (kg/m^2)",
+    )?;
+    check("bending", m.bending, m.bending >= 0.0, "a non-negative stiffness (N m)")?;
+    let s = m.stretching;
+    if ![s.k11, s.k12, s.k22, s.k33].iter().all(|k| k.is_finite())
+        || s.k11 <= 0.0
+        || s.k22 <= 0.0
+        || s.k33 <= 0.0
+        || s.k12 * s.k12 >= s.k11 * s.k22
+    {
+        return Err(Error::scene(
+            label,
+            "cloth.material.stretching",
+            format!(
+                "[k11, k12, k22, k33] must be finite with k11, k22, k33 > 0 and k12^2 < k11 k22, got {:?}",
+                [s.k11, s.k12, s.k22, s.k33]
+            ),
+        ));
+    }
+    let families = std::iter::once(("bending", &m.bending_channel)).chain(
+        ["in_plane", "in_plane", "in_plane"]
+            .into_iter()
+            .zip(&m.in_plane_channels),
+    );
+    for (family, ch) in families {
+        let (f, p) = (format!("{family}_friction"), format!("{family}_plasticity"));
+        let d = ch.dwell;
+        check(
+            &format!("{f}.stiffness"),
+            d.stiffness,
+            d.stiffness >= 0.0,
+            "non-negative",
+        )?;
+        check(&format!("{f}.eps_0"), d.eps_0, d.eps_0 >= 0.0, "non-negative")?;
+        check(
+            &format!("{f}.eps_inf"),
+            d.eps_inf,
+            d.eps_inf >= d.eps_0,
+            "at least eps_0",
+        )?;
+        check(&format!("{f}.tau"), d.tau, d.tau > 0.0, "a positive time (s)")?;
+        let a = ch.dahl;
+        check(&format!("{f}.dahl_a"), a.a, a.a >= 0.0, "non-negative")?;
+        check(&format!("{f}.dahl_b"), a.b, a.b >= 0.0, "non-negative")?;
+        check(&format!("{f}.dahl_tau"), a.tau, a.tau > 0.0, "positive")?;
+        let h = ch.hardening;
+        check(&format!("{p}.k_h0"), h.k_h0, h.k_h0 >= 0.0, "non-negative")?;
+        check(&format!("{p}.g"), h.g, (0.0..1.0).contains(&h.g), "in [0, 1)")?;
+        check(&format!("{p}.tau"), h.tau, h.tau > 0.0, "a positive time (s)")?;
+        check(
+            &format!("{p}.yield_strain"),
+            h.yield_strain,
+            h.yield_strain >= 0.0,
+            "non-negative",
+        )?;
+    }
+    Ok(())
+}
