@@ -11,6 +11,7 @@ pub mod bench;
 pub mod cloth;
 pub mod cpu;
 pub mod error;
+pub mod experiment;
 pub mod measure;
 pub mod mesh;
 pub mod model;

@@ -60,6 +60,24 @@ enum Command {
     },
     /// List the built-in scenes.
     Scenes,
+    /// Run one of the paper's experiments in all its variants, print a
+    /// comparison table and write DIR/experiment.json (names: ablation-friction,
+    /// ablation-plastic, twist-flatten, cylinder-twist, tensile-press).
+    Experiment {
+        name: String,
+        /// Output folder (default: out/<experiment>); each variant's run
+        /// goes to DIR/<variant>/.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        #[arg(long, value_enum, default_value = "cpu")]
+        backend: BackendChoice,
+        /// Override a field of every variant's scene: PATH=VALUE (repeatable).
+        #[arg(long = "set", value_name = "PATH=VALUE")]
+        set: Vec<String>,
+        /// No per-variant progress lines.
+        #[arg(long)]
+        quiet: bool,
+    },
     /// Benchmark a standard setting.
     Bench {
         #[command(subcommand)]
@@ -171,6 +189,41 @@ fn real_main() -> Result<()> {
         Command::Check { scene, set } => {
             let s = scene::load(&scene, &set)?;
             print_scene(&s);
+        }
+        Command::Experiment {
+            name,
+            out,
+            backend,
+            set,
+            quiet,
+        } => {
+            let exp = crease::experiment::find(&name)?;
+            let out_dir = out.unwrap_or_else(|| PathBuf::from("out").join(&name));
+            let count = exp.variants.len();
+            let result = crease::experiment::run(
+                &exp,
+                &set,
+                &out_dir,
+                &|scene: &Scene| Ok(make_backend(backend, scene)),
+                &mut |k, variant| {
+                    if !quiet {
+                        eprintln!("[{}/{count}] {name}: {variant}", k + 1);
+                    }
+                },
+            )?;
+            print!("{:<24}", "variant");
+            for c in exp.columns {
+                print!(" {c:>26}");
+            }
+            println!(" {:>9}", "wall_s");
+            for v in result["variants"].as_array().into_iter().flatten() {
+                print!("{:<24}", v["name"].as_str().unwrap_or(""));
+                for c in exp.columns {
+                    print!(" {:>26.6}", v["summary"]["final"][*c].as_f64().unwrap_or(f64::NAN));
+                }
+                println!(" {:>9.1}", v["summary"]["wall_seconds"].as_f64().unwrap_or(0.0));
+            }
+            println!("-> {}", out_dir.join("experiment.json").display());
         }
         Command::Scenes => {
             for (name, text) in scene::BUILTIN {

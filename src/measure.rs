@@ -28,6 +28,8 @@ pub struct Measures {
     pub max_abs_plastic_bend: f64,
     /// Mean |eps_p| over in-plane channels.
     pub mean_abs_plastic_in_plane: f64,
+    /// Largest distance of a vertex from its initial position, m.
+    pub max_displacement: f64,
 }
 
 /// Every channel's state: one per hinge, three per face.
@@ -72,6 +74,11 @@ pub fn measure(cloth: &Cloth, x: &[DVec3], v: &[DVec3], ch: &Channels) -> Measur
     out.region_mean_abs_bend = mean(region.iter().sum(), region.len());
     out.region_max_abs_bend = region.iter().fold(0.0, |a, &b| a.max(b));
     out.membrane_energy = crate::cpu::membrane_energy(cloth, x, &ch.faces);
+    out.max_displacement = x
+        .iter()
+        .zip(&cloth.mesh.positions)
+        .map(|(p, q)| (*p - *q).length())
+        .fold(0.0, f64::max);
 
     let friction_on = |f: FrictionModel| f != FrictionModel::None;
     let plastic_on = |p: PlasticModel| p != PlasticModel::None;

@@ -28,7 +28,8 @@ fn split_quad(a: u32, b: u32, c: u32, d: u32, flip: bool) -> [[u32; 3]; 2] {
 /// A `width x height` rectangle of `nx x ny` quads. The in-plane axes are
 /// `axes` (u direction, v direction); the grid spans `[0, width] x [0, height]`
 /// from `origin`. Material coordinates are the in-plane coordinates (warp = u).
-/// Named sets: `side:left|right|bottom|top` (u = 0, u = width, v = 0, v = height).
+/// Named sets: `side:left|right|bottom|top` (u = 0, u = width, v = 0, v = height)
+/// and `side:all` (the whole boundary).
 pub fn grid(
     width: f64,
     height: f64,
@@ -62,6 +63,10 @@ pub fn grid(
     named_sets.insert("side:right".into(), (0..=ny).map(|j| idx(nx, j)).collect());
     named_sets.insert("side:bottom".into(), (0..=nx).map(|i| idx(i, 0)).collect());
     named_sets.insert("side:top".into(), (0..=nx).map(|i| idx(i, ny)).collect());
+    let mut all: Vec<u32> = named_sets.values().flatten().copied().collect();
+    all.sort_unstable();
+    all.dedup();
+    named_sets.insert("side:all".into(), all);
     TriMesh {
         name: format!("grid {nx}x{ny}"),
         positions,

@@ -80,6 +80,7 @@ impl Channel {
     /// Updates the channel at the step's start. `strain` and `rate` are the
     /// channel's strain and strain rate, `k` its elastic stiffness, `dt` the
     /// step and `h` the step's material time.
+    #[allow(clippy::too_many_arguments)]
     pub fn update(
         &self,
         m: &Models,

@@ -36,7 +36,7 @@ impl MetricsRow {
     pub fn fields(&self, handles: &[String]) -> Vec<(String, Value)> {
         let m = &self.measures;
         let mut f: Vec<(String, Value)> = vec![
-            ("time".into(), json!(self.time)),
+            ("time".into(), json!(round9(self.time))),
             ("phase".into(), json!(self.phase)),
             ("kinetic_energy".into(), json!(m.kinetic_energy)),
             ("membrane_energy".into(), json!(m.membrane_energy)),
@@ -46,7 +46,7 @@ impl MetricsRow {
             ("cg_iterations".into(), json!(self.cg_iterations)),
             ("cg_residual".into(), json!(self.cg_residual)),
             ("ms_per_step".into(), json!(self.ms_per_step)),
-            ("material_time".into(), json!(self.material_time)),
+            ("material_time".into(), json!(round9(self.material_time))),
             ("region_mean_abs_bend".into(), json!(m.region_mean_abs_bend)),
             ("region_max_abs_bend".into(), json!(m.region_max_abs_bend)),
             ("slip_fraction".into(), json!(m.slip_fraction)),
@@ -54,6 +54,7 @@ impl MetricsRow {
             ("mean_abs_plastic_bend".into(), json!(m.mean_abs_plastic_bend)),
             ("max_abs_plastic_bend".into(), json!(m.max_abs_plastic_bend)),
             ("mean_abs_plastic_in_plane".into(), json!(m.mean_abs_plastic_in_plane)),
+            ("max_displacement".into(), json!(m.max_displacement)),
         ];
         for (name, r) in handles.iter().zip(&self.reactions) {
             f.push((format!("force_{name}"), json!(r.force.length())));
@@ -83,6 +84,11 @@ impl MetricsRow {
     pub fn json(&self, handles: &[String]) -> Value {
         Value::Object(self.fields(handles).into_iter().collect())
     }
+}
+
+/// Times are sums of steps; round them to a nanosecond for display.
+fn round9(t: f64) -> f64 {
+    (t * 1e9).round() / 1e9
 }
 
 /// Progress as a run goes, for a progress bar.

@@ -17,6 +17,11 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("twist", include_str!("../../scenes/twist.json")),
     ("hang", include_str!("../../scenes/hang.json")),
     ("drape", include_str!("../../scenes/drape.json")),
+    ("ablation-friction", include_str!("../../scenes/ablation-friction.json")),
+    ("ablation-plastic", include_str!("../../scenes/ablation-plastic.json")),
+    ("twist-flatten", include_str!("../../scenes/twist-flatten.json")),
+    ("cylinder-twist", include_str!("../../scenes/cylinder-twist.json")),
+    ("tensile-press", include_str!("../../scenes/tensile-press.json")),
 ];
 
 /// The scene `crease run` uses when none is given.

@@ -140,18 +140,6 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
                 "selects no vertex: widen the box or check the indices".into(),
             ));
         }
-        if let Some(other) = handles
-            .iter()
-            .find(|h: &&Handle| h.vertices.iter().any(|v| vertices.binary_search(v).is_ok()))
-        {
-            return Err(err(
-                &field,
-                format!(
-                    "selects vertices that handle `{}` also selects; handles must not overlap",
-                    other.name
-                ),
-            ));
-        }
         let torque_axis = match spec.torque_axis {
             Some(a) => Some(axis(
                 label,
@@ -172,6 +160,8 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
         return Err(err("timeline", "needs at least one phase".into()));
     }
     let mut phases: Vec<Phase> = Vec::new();
+    // Handles hold from the start until released.
+    let mut held = vec![true; handles.len()];
     for (i, p) in f.timeline.iter().enumerate() {
         let field = |k: &str| format!("timeline[{i}] ({}).{k}", p.name);
         if p.name.is_empty() || phases.iter().any(|q| q.name == p.name) {
@@ -215,6 +205,28 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
                 }
             }
             actions[k] = Some(action.clone());
+        }
+        // Handles may share vertices, but not while both hold them.
+        for (k, a) in actions.iter().enumerate() {
+            match a {
+                Some(Action::Release) => held[k] = false,
+                Some(_) => held[k] = true,
+                None => {}
+            }
+        }
+        for a in 0..handles.len() {
+            for b in a + 1..handles.len() {
+                let (ha, hb) = (&handles[a], &handles[b]);
+                if held[a] && held[b] && ha.vertices.iter().any(|v| hb.vertices.binary_search(v).is_ok()) {
+                    return Err(err(
+                        &format!("timeline[{i}] ({})", p.name),
+                        format!(
+                            "handles `{}` and `{}` both hold some vertices in this phase: release one of them",
+                            ha.name, hb.name
+                        ),
+                    ));
+                }
+            }
         }
         phases.push(Phase {
             name: p.name.clone(),
@@ -353,7 +365,7 @@ fn select(mesh: &TriMesh, s: &Selector) -> std::result::Result<Vec<u32>, String>
             }
             ix.clone()
         }
-        Selector::Side(which) => named("side", which, &["left", "right", "bottom", "top"], "grid")?,
+        Selector::Side(which) => named("side", which, &["left", "right", "bottom", "top", "all"], "grid")?,
         Selector::Ring(which) => named("ring", which, &["bottom", "top"], "cylinder")?,
     };
     v.sort_unstable();

@@ -144,7 +144,7 @@ fn one() -> f64 {
 #[derive(Debug)]
 pub enum MaterialSpec {
     Preset(String),
-    Fields(MaterialFields),
+    Fields(Box<MaterialFields>),
 }
 
 #[derive(Deserialize, Debug, Default)]
@@ -246,7 +246,7 @@ impl<'de> Deserialize<'de> for MaterialSpec {
         match serde_json::Value::deserialize(d)? {
             serde_json::Value::String(s) => Ok(MaterialSpec::Preset(s)),
             v @ serde_json::Value::Object(_) => serde_json::from_value(v)
-                .map(MaterialSpec::Fields)
+                .map(|f| MaterialSpec::Fields(Box::new(f)))
                 .map_err(D::Error::custom),
             other => Err(D::Error::custom(format!(
                 "expected a preset name or an object {{\"preset\", \"density\", \"bending\", \"stretching\"}}, got {other}"
