@@ -227,7 +227,7 @@ fn real_main() -> Result<()> {
         }
         Command::Scenes => {
             for (name, text) in scene::BUILTIN {
-                println!("{name:10} {}", scene::builtin_description(text));
+                println!("{name:18} {}", scene::builtin_description(text));
             }
         }
         Command::Bench { which } => match which {

@@ -211,3 +211,92 @@ impl Backend for CpuBackend {
         Arc::clone(&self.cloth)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mesh::{Pattern, grid};
+    use crate::model::bending::dihedral;
+    use crate::model::material::preset;
+    use crate::model::membrane::green_strain;
+
+    /// Total energy with every channel's state frozen: elastic on
+    /// `strain - eps_p`, plus the dwell friction springs `k/2 (strain - anchor)^2`.
+    fn frozen_energy(cloth: &Cloth, x: &[DVec3], ch: &Channels) -> f64 {
+        let m = &cloth.material;
+        let mut e = 0.0;
+        for ((face, rest), c) in cloth.mesh.faces.iter().zip(&cloth.face_rest).zip(&ch.faces) {
+            let (fu, fv) = rest.deformation(face.map(|v| x[v as usize]));
+            let strain = green_strain(fu, fv);
+            let eps_p = c.map(|c| c.plastic.eps_p);
+            e += rest.area * m.stretching.energy_density(membrane::elastic_strain(strain, eps_p));
+            for k in 0..3 {
+                let d = strain[k] - c[k].friction.anchor;
+                e += rest.area * 0.5 * m.in_plane_channels[k].dwell.stiffness * d * d;
+            }
+        }
+        for ((h, rest), c) in cloth.topology.hinges.iter().zip(&cloth.hinge_rest).zip(&ch.hinges) {
+            let strain = dihedral(h.v.map(|v| x[v as usize])) - rest.theta;
+            let (el, d) = (strain - c.plastic.eps_p, strain - c.friction.anchor);
+            e += rest.factor * 0.5 * (m.bending * el * el + m.bending_channel.dwell.stiffness * d * d);
+        }
+        e
+    }
+
+    #[test]
+    fn forces_with_friction_and_plasticity_match_finite_differences_of_the_frozen_energy() {
+        let mesh = grid(
+            0.05,
+            0.04,
+            5,
+            4,
+            Pattern::Alternating,
+            DVec3::ZERO,
+            (DVec3::X, DVec3::Y),
+        );
+        let mut material = preset("cotton").unwrap();
+        // Low bending yield so the bending channels flow too.
+        material.bending_channel.hardening.yield_strain = 0.05;
+        let cloth = Arc::new(Cloth::new(mesh, material, 0.0, DVec3::X).unwrap());
+        let x: Vec<DVec3> = cloth
+            .mesh
+            .positions
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let t = i as f64;
+                DVec3::new(
+                    p.x * 1.12,
+                    p.y * 0.97,
+                    0.004 * (t * 1.7).sin() + 0.003 * (t * 0.9).cos(),
+                )
+            })
+            .collect();
+        let mut b = CpuBackend::new(Arc::clone(&cloth));
+        b.set_state(&x, &vec![DVec3::ZERO; x.len()]);
+        let f = b.forces(DVec3::ZERO, &Scales::new(1e-3, 1.0, 0.0)).to_vec();
+        let ch = b.channels();
+        let slipped = ch.faces.iter().flatten().filter(|c| c.friction.slip).count();
+        let bent = ch.hinges.iter().filter(|c| c.plastic.eps_p != 0.0).count();
+        let flowed = ch.faces.iter().flatten().filter(|c| c.plastic.eps_p != 0.0).count();
+        assert!(
+            slipped > 0 && bent > 0 && flowed > 0,
+            "{slipped} slips, {bent} + {flowed} plastic channels"
+        );
+        let scale = f.iter().map(|v| v.abs().max_element()).fold(0.0, f64::max);
+        let step = 1e-7;
+        for i in 0..x.len() {
+            for d in 0..3 {
+                let (mut xp, mut xm) = (x.clone(), x.clone());
+                xp[i][d] += step;
+                xm[i][d] -= step;
+                let fd = -(frozen_energy(&cloth, &xp, &ch) - frozen_energy(&cloth, &xm, &ch)) / (2.0 * step);
+                assert!(
+                    (fd - f[i][d]).abs() < 1e-5 * scale,
+                    "vertex {i} axis {d}: fd {fd} vs {}",
+                    f[i][d]
+                );
+            }
+        }
+    }
+}
