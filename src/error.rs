@@ -18,6 +18,9 @@ pub enum Error {
     /// A simulation step that produced non-finite values or could not proceed.
     #[error("simulation: {0}")]
     Step(String),
+    /// The GPU: no adapter, a shader that does not compile, a device error.
+    #[error("gpu: {0}")]
+    Gpu(String),
     /// A command-line argument with a bad value.
     #[error("argument {arg}: {message}")]
     Argument { arg: String, message: String },

@@ -12,6 +12,7 @@ pub mod cloth;
 pub mod cpu;
 pub mod error;
 pub mod experiment;
+pub mod gpu;
 pub mod measure;
 pub mod mesh;
 pub mod model;

@@ -1,0 +1,79 @@
+// Per-vertex gather (CPU twin: src/cpu/gather.rs): each vertex sums its faces'
+// and hinges' contributions through the CSR incidence lists in a fixed order
+// (no atomics: deterministic): the total force (gravity, membrane, bending)
+// and the inverse of its 3x3 diagonal block of A = M + S (block Jacobi).
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> mass: array<f32>;
+@group(0) @binding(2) var<storage, read> face_offsets: array<u32>;
+@group(0) @binding(3) var<storage, read> face_entries: array<vec4<f32>>;  // face, corner (as bits), beta.xy
+@group(0) @binding(4) var<storage, read> hinge_offsets: array<u32>;
+@group(0) @binding(5) var<storage, read> hinge_entries: array<vec2<u32>>; // hinge, position in the hinge
+@group(0) @binding(6) var<storage, read> stress: array<vec4<f32>>;
+@group(0) @binding(7) var<storage, read> face_lin: array<FaceLin>;
+@group(0) @binding(8) var<storage, read> face_rest: array<FaceRest>;
+@group(0) @binding(9) var<storage, read> hinge_lin: array<HingeLin>;
+@group(0) @binding(10) var<storage, read_write> force: array<vec4<f32>>;
+@group(0) @binding(11) var<storage, read_write> inv_diag: array<mat3x3<f32>>;
+
+fn hinge_grad(l: HingeLin, k: u32) -> vec3<f32> {
+    switch k {
+        case 0u: { return l.g0.xyz; }
+        case 1u: { return l.g1.xyz; }
+        case 2u: { return l.g2.xyz; }
+        default: { return l.g3.xyz; }
+    }
+}
+
+fn outer(a: vec3<f32>, b: vec3<f32>) -> mat3x3<f32> {
+    return mat3x3<f32>(a * b.x, a * b.y, a * b.z);
+}
+
+// The (a, a) block of a face's system block (model/membrane.rs `block`).
+fn face_block(l: FaceLin, b: vec2<f32>, area: f32) -> mat3x3<f32> {
+    let r0 = l.fu.xyz * b.x;
+    let r1 = l.fv.xyz * b.y;
+    let r2 = (l.fu.xyz * b.y + l.fv.xyz * b.x) * 0.5;
+    let geometric = b.x * b.x * l.s.x + b.y * b.y * l.s.y + 2.0 * b.x * b.y * l.s.z;
+    var m = mat3x3<f32>(vec3<f32>(geometric, 0.0, 0.0), vec3<f32>(0.0, geometric, 0.0), vec3<f32>(0.0, 0.0, geometric));
+    m += outer(r0, r0) * l.c.x + (outer(r0, r1) + outer(r1, r0)) * l.c.y;
+    m += outer(r1, r1) * l.c.z + outer(r2, r2) * l.c.w;
+    return m * area;
+}
+
+fn inverse3(m: mat3x3<f32>) -> mat3x3<f32> {
+    let a = m[0];
+    let b = m[1];
+    let c = m[2];
+    let r0 = cross(b, c);
+    let r1 = cross(c, a);
+    let r2 = cross(a, b);
+    let det = dot(a, r0);
+    return transpose(mat3x3<f32>(r0, r1, r2)) * (1.0 / det);
+}
+
+@compute @workgroup_size(WORKGROUP)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let v = id.x;
+    if (v >= params.counts.x) {
+        return;
+    }
+    var f = params.gravity.xyz * mass[v];
+    var block = mat3x3<f32>(vec3<f32>(mass[v], 0.0, 0.0), vec3<f32>(0.0, mass[v], 0.0), vec3<f32>(0.0, 0.0, mass[v]));
+    for (var k = face_offsets[v]; k < face_offsets[v + 1u]; k++) {
+        let entry = face_entries[k];
+        let face = bitcast<u32>(entry.x);
+        let b = entry.zw;
+        f -= stress[2u * face].xyz * b.x + stress[2u * face + 1u].xyz * b.y;
+        block += face_block(face_lin[face], b, face_rest[face].beta2.z);
+    }
+    for (var k = hinge_offsets[v]; k < hinge_offsets[v + 1u]; k++) {
+        let entry = hinge_entries[k];
+        let l = hinge_lin[entry.x];
+        let g = hinge_grad(l, entry.y);
+        f += g * l.g0.w;
+        block += outer(g, g) * l.g1.w;
+    }
+    force[v] = vec4<f32>(f, 0.0);
+    inv_diag[v] = inverse3(block);
+}

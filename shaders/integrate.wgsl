@@ -1,0 +1,57 @@
+// Per-vertex steps around the solve (CPU twin: src/cpu/integrate.rs): the
+// prescribed dv of pinned vertices, the right-hand side h f - S v, the
+// handles' reactions, and the backward-Euler update v += dv, x += h v.
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> is_free: array<u32>;
+@group(0) @binding(2) var<storage, read> targets: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read_write> x: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read_write> v: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read_write> dv: array<vec4<f32>>;
+@group(0) @binding(6) var<storage, read> force: array<vec4<f32>>;
+@group(0) @binding(7) var<storage, read> q: array<vec4<f32>>;
+@group(0) @binding(8) var<storage, read_write> rhs: array<vec4<f32>>;
+@group(0) @binding(9) var<storage, read_write> reaction: array<vec4<f32>>;
+
+// Pinned vertices: the dv that lands them exactly on their targets.
+@compute @workgroup_size(WORKGROUP)
+fn constrain(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if (i >= params.counts.x || is_free[i] != 0u) {
+        return;
+    }
+    let h = params.step.x;
+    dv[i] = vec4<f32>((targets[i].xyz - x[i].xyz) / h - v[i].xyz, 0.0);
+}
+
+// rhs = h f - S v, with q = S v.
+@compute @workgroup_size(WORKGROUP)
+fn right_hand_side(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if (i >= params.counts.x) {
+        return;
+    }
+    rhs[i] = vec4<f32>(force[i].xyz * params.step.x - q[i].xyz, 0.0);
+}
+
+// The force the cloth exerts on whatever holds vertex i: (rhs - A dv)/h, with q = A dv.
+@compute @workgroup_size(WORKGROUP)
+fn reactions(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if (i >= params.counts.x) {
+        return;
+    }
+    reaction[i] = vec4<f32>((rhs[i].xyz - q[i].xyz) / params.step.x, 0.0);
+}
+
+// v += dv; x += h v.
+@compute @workgroup_size(WORKGROUP)
+fn integrate(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if (i >= params.counts.x) {
+        return;
+    }
+    let vi = v[i].xyz + dv[i].xyz;
+    v[i] = vec4<f32>(vi, 0.0);
+    x[i] = vec4<f32>(x[i].xyz + vi * params.step.x, 0.0);
+}

@@ -1,0 +1,102 @@
+// The vector steps of the filtered block-Jacobi PCG (CPU twin:
+// src/cpu/pcg.rs; Baraff & Witkin 1998 §5.3): pinned vertices keep their
+// prescribed dv and are zeroed out of residuals and directions. Each kernel
+// leaves per-workgroup partial sums that reduce.wgsl adds in a fixed order.
+// Once `scalars.done` is set the kernels change nothing, so a batch of
+// recorded iterations stops exactly where the CPU loop would.
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> is_free: array<u32>;
+@group(0) @binding(2) var<storage, read> inv_diag: array<mat3x3<f32>>;
+@group(0) @binding(3) var<storage, read> rhs: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read_write> dv: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read_write> r: array<vec4<f32>>;
+@group(0) @binding(6) var<storage, read_write> z: array<vec4<f32>>;
+@group(0) @binding(7) var<storage, read_write> p: array<vec4<f32>>;
+@group(0) @binding(8) var<storage, read> q: array<vec4<f32>>;
+@group(0) @binding(9) var<storage, read_write> scalars: Scalars;
+@group(0) @binding(10) var<storage, read_write> partial: array<vec2<f32>>;
+
+// p = the guess with its free part zero (for the reference residual).
+@compute @workgroup_size(WORKGROUP)
+fn pinned_guess(@builtin(global_invocation_id) id: vec3<u32>) {
+    let v = id.x;
+    if (v >= params.counts.x) {
+        return;
+    }
+    p[v] = select(dv[v], vec4<f32>(0.0), is_free[v] != 0u);
+}
+
+// r = S (rhs - q), z = P r; partial sums of (r . r, r . z).
+@compute @workgroup_size(WORKGROUP)
+fn residual(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocation_index) local: u32,
+            @builtin(workgroup_id) group: vec3<u32>) {
+    let v = id.x;
+    var sums = vec2<f32>(0.0);
+    if (v < params.counts.x) {
+        var ri = vec3<f32>(0.0);
+        if (is_free[v] != 0u) {
+            ri = rhs[v].xyz - q[v].xyz;
+        }
+        let zi = inv_diag[v] * ri;
+        r[v] = vec4<f32>(ri, 0.0);
+        z[v] = vec4<f32>(zi, 0.0);
+        sums = vec2<f32>(dot(ri, ri), dot(ri, zi));
+    }
+    let total = workgroup_sum(local, sums);
+    if (local == 0u) {
+        partial[group.x] = total;
+    }
+}
+
+// dv += alpha p, r -= alpha q, z = P r; partial sums of (r . r, r . z).
+@compute @workgroup_size(WORKGROUP)
+fn update(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocation_index) local: u32,
+          @builtin(workgroup_id) group: vec3<u32>) {
+    let v = id.x;
+    let running = scalars.done == 0u;
+    var sums = vec2<f32>(0.0);
+    if (v < params.counts.x && running) {
+        let alpha = scalars.alpha;
+        dv[v] = vec4<f32>(dv[v].xyz + p[v].xyz * alpha, 0.0);
+        let ri = r[v].xyz - q[v].xyz * alpha;
+        let zi = inv_diag[v] * ri;
+        r[v] = vec4<f32>(ri, 0.0);
+        z[v] = vec4<f32>(zi, 0.0);
+        sums = vec2<f32>(dot(ri, ri), dot(ri, zi));
+    }
+    let total = workgroup_sum(local, sums);
+    if (local == 0u) {
+        partial[group.x] = total;
+    }
+}
+
+// p = z + beta p.
+@compute @workgroup_size(WORKGROUP)
+fn direction(@builtin(global_invocation_id) id: vec3<u32>) {
+    let v = id.x;
+    if (v >= params.counts.x || scalars.done != 0u) {
+        return;
+    }
+    p[v] = vec4<f32>(z[v].xyz + p[v].xyz * scalars.beta, 0.0);
+}
+
+// p = z (the first direction).
+@compute @workgroup_size(WORKGROUP)
+fn first_direction(@builtin(global_invocation_id) id: vec3<u32>) {
+    let v = id.x;
+    if (v >= params.counts.x) {
+        return;
+    }
+    p[v] = z[v];
+}
+
+// With a zero reference residual the solution is dv = 0 on free vertices.
+@compute @workgroup_size(WORKGROUP)
+fn zero_free(@builtin(global_invocation_id) id: vec3<u32>) {
+    let v = id.x;
+    if (v >= params.counts.x || scalars.zero == 0u || is_free[v] == 0u) {
+        return;
+    }
+    dv[v] = vec4<f32>(0.0);
+}

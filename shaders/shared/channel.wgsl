@@ -1,0 +1,98 @@
+// One strain channel's per-step friction and plasticity update: the GPU twin
+// of model/channel.rs (`Channel::update`), model/friction.rs and
+// model/plastic.rs. MODEL.md gives the algorithms (the paper's Alg. 1-2,
+// Eq. 7-14; Miguel 2013 Eq. 3 and 9 for Dahl).
+
+fn sign_of(x: f32) -> f32 {
+    return select(-1.0, 1.0, x >= 0.0);
+}
+
+// Time-dependent hardening (Eq. 10-14); g = 0 gives the time-independent model.
+fn hardening_update(s: ptr<function, ChannelState>, p: vec4<f32>, g: f32, strain: f32, k: f32, h: f32) {
+    let eps_e = strain - (*s).plastic.x;
+    let sgn = sign_of(eps_e);
+    let yielding = abs(eps_e) > (*s).plastic.z;
+    (*s).plastic.w += h;
+    if (yielding && (*s).dir.x != sgn) {
+        (*s).plastic.w = 0.0;
+    }
+    let k_h = p.x * (1.0 - g * (1.0 - exp(-(*s).plastic.w / p.z)));
+    if (yielding) {
+        let delta = (abs(eps_e) - (*s).plastic.z) * k / (k + k_h);
+        (*s).plastic.y += delta;
+        (*s).plastic.x += sgn * delta;
+        (*s).dir.x = sgn;
+    }
+    (*s).plastic.z = p.w + (*s).plastic.y * k_h / k;
+}
+
+// Perfect plasticity (Eq. 9).
+fn perfect_update(s: ptr<function, ChannelState>, strain: f32, yield_strain: f32) {
+    let eps_e = strain - (*s).plastic.x;
+    if (abs(eps_e) > yield_strain) {
+        (*s).plastic.x = strain - sign_of(eps_e) * yield_strain;
+        (*s).dir.x = sign_of(eps_e);
+        (*s).plastic.y = abs((*s).plastic.x);
+    }
+}
+
+// Dwell friction (Alg. 1, Eq. 7-8): returns d = strain - anchor.
+fn dwell_update(s: ptr<function, ChannelState>, p: vec4<f32>, strain: f32, h: f32) -> f32 {
+    var d = strain - (*s).friction.x;
+    let thres = p.z - (p.z - p.y) * exp(-(*s).friction.y / p.w);
+    if (abs(d) > thres) {
+        (*s).friction.x += sign_of(d) * (abs(d) - thres);
+        d = sign_of(d) * thres;
+        (*s).friction.y = 0.0;
+        (*s).friction.w = 1.0;
+    } else {
+        (*s).friction.y += h;
+        (*s).friction.w = 0.0;
+    }
+    return d;
+}
+
+// Dahl (Eq. 3): the stress at `strain` from the last update's (strain, stress).
+fn dahl_advance(s: ptr<function, ChannelState>, p: vec4<f32>, strain: f32) -> f32 {
+    let de = strain - (*s).friction.x;
+    if (de != 0.0) {
+        let dir = sign(de);
+        let target_stress = dir * (p.x + p.y * abs(strain));
+        let start = dir * (p.x + p.y * abs((*s).friction.x));
+        (*s).friction.z = target_stress + ((*s).friction.z - start) * exp(-dir * de / p.z);
+        (*s).friction.x = strain;
+    }
+    (*s).friction.w = select(0.0, 1.0, abs((*s).friction.z) >= 0.95 * (p.x + p.y * abs(strain)));
+    return (*s).friction.z;
+}
+
+// Dahl (Eq. 9): the damping coefficient of the linearised stress.
+fn dahl_rate_coefficient(p: vec4<f32>, sigma0: f32, strain: f32, rate: f32, dt: f32) -> f32 {
+    let s0 = select(-1.0, 1.0, rate >= 0.0);
+    let num = p.x + p.y * abs(strain) - s0 * sigma0 + dt * p.y * abs(rate);
+    let den = p.z + dt * s0 * rate;
+    return max(dt * num / den, 0.0);
+}
+
+// The channel update (`Channel::update`): plasticity, then friction.
+fn channel_update(c: ChannelParams, friction_model: u32, plastic_model: u32, s: ptr<function, ChannelState>,
+                  strain: f32, rate: f32, k: f32, dt: f32, h: f32) -> ChannelForce {
+    if (plastic_model == PLASTIC_HARDENING) {
+        hardening_update(s, c.hardening, c.hardening.y, strain, k, h);
+    } else if (plastic_model == PLASTIC_TIME_INDEPENDENT) {
+        hardening_update(s, c.hardening, 0.0, strain, k, h);
+    } else if (plastic_model == PLASTIC_PERFECT) {
+        perfect_update(s, strain, c.hardening.w);
+    }
+    var out = ChannelForce((*s).plastic.x, 0.0, 0.0, 0.0);
+    if (friction_model == FRICTION_DWELL) {
+        let d = dwell_update(s, c.dwell, strain, h);
+        out.stress = c.dwell.x * d;
+        out.stiffness = c.dwell.x;
+    } else if (friction_model == FRICTION_DAHL) {
+        let sigma = dahl_advance(s, c.dahl, strain);
+        out.stress = sigma;
+        out.damping = dahl_rate_coefficient(c.dahl, sigma, strain, rate, dt);
+    }
+    return out;
+}

@@ -1,0 +1,110 @@
+// Types and bindings shared by every kernel. Each struct has a Rust twin in
+// src/gpu/layout.rs with the same size and field offsets (a test checks them
+// against naga's reflection of this file).
+
+// Parameters of one strain channel for every model it may use
+// (model/channel.rs `Channel`).
+struct ChannelParams {
+    dwell: vec4<f32>,      // stiffness, eps_0, eps_inf, tau
+    dahl: vec4<f32>,       // a, b, tau, -
+    hardening: vec4<f32>,  // k_h0, g, tau, yield strain
+}
+
+// Per-step and per-material constants (layout.rs `Params`).
+struct Params {
+    counts: vec4<u32>,     // vertices, faces, hinges, -
+    models: vec4<u32>,     // bending friction, bending plasticity, in-plane friction, in-plane plasticity
+    stretching: vec4<f32>, // k11, k12, k22, k33
+    step: vec4<f32>,       // dt, material dt, bending stiffness k_b, -
+    scales: vec4<f32>,     // system factors: elastic h(h+alpha), friction h^2, damping h, -
+    gravity: vec4<f32>,
+    bending: ChannelParams,
+    in_plane: array<ChannelParams, 3>,
+}
+
+// State of one channel (model/channel.rs `ChannelState`).
+struct ChannelState {
+    friction: vec4<f32>,   // anchor, t_stick, sigma, slip (0/1)
+    plastic: vec4<f32>,    // eps_p, eps_hp, eps_y, t_p
+    dir: vec4<f32>,        // sign of the last plastic flow, -, -, -
+}
+
+// What a channel's update leaves for the force and system (`ChannelForce`).
+struct ChannelForce {
+    eps_p: f32,
+    stress: f32,
+    stiffness: f32,
+    damping: f32,
+}
+
+// Model ids, in the order of model/channel.rs's enums.
+const FRICTION_DWELL: u32 = 0u;
+const FRICTION_DAHL: u32 = 1u;
+const PLASTIC_HARDENING: u32 = 0u;
+const PLASTIC_TIME_INDEPENDENT: u32 = 1u;
+const PLASTIC_PERFECT: u32 = 2u;
+
+const WORKGROUP: u32 = 64u;
+
+// Rest data of a face (layout.rs `FaceRest`): shape-function gradients
+// beta_a (f_u = sum beta_a.x x_a, f_v = sum beta_a.y x_a) and rest area.
+struct FaceRest {
+    beta01: vec4<f32>,     // beta_0.xy, beta_1.xy
+    beta2: vec4<f32>,      // beta_2.xy, area, -
+}
+
+// A face's linearisation, already scaled for the system (layout.rs `FaceLin`,
+// model/membrane.rs `MembraneLin`).
+struct FaceLin {
+    fu: vec4<f32>,
+    fv: vec4<f32>,
+    s: vec4<f32>,          // geometric stress S_uu, S_vv, S_uv, -
+    c: vec4<f32>,          // channel stiffness c_uu, c_uu_vv, c_vv, c_uv
+}
+
+// A hinge's bending mode and coefficients (layout.rs `HingeLin`).
+struct HingeLin {
+    g0: vec4<f32>,         // xyz: dtheta/dx0, w: force coefficient
+    g1: vec4<f32>,         // xyz: dtheta/dx1, w: system coefficient
+    g2: vec4<f32>,
+    g3: vec4<f32>,
+}
+
+// Device-side scalars of a PCG solve (layout.rs `Scalars`).
+struct Scalars {
+    rr_ref: f32,      // |r|^2 with the free part of the guess zero
+    rr: f32,          // |r|^2
+    rz: f32,          // r . z
+    pq: f32,          // p . A p
+    alpha: f32,
+    beta: f32,
+    tol2: f32,        // tolerance^2
+    zero: u32,        // 1: the reference residual is zero, the solution is dv = 0 on free vertices
+    iterations: u32,
+    max_iterations: u32,
+    done: u32,
+    broke: u32,       // 1: p . A p was not positive (the system is not SPD or the state blew up)
+}
+
+// How a product treats mass and pinned rows (layout.rs `ProductMode`).
+struct ProductMode {
+    mass_scale: f32,
+    filter_rows: u32, // 1: zero the rows of pinned vertices
+    pad0: u32,
+    pad1: u32,
+}
+
+// Sums one value per invocation over the workgroup; invocation 0 gets the total.
+var<workgroup> partial_sums: array<vec2<f32>, WORKGROUP>;
+
+fn workgroup_sum(local: u32, value: vec2<f32>) -> vec2<f32> {
+    partial_sums[local] = value;
+    workgroupBarrier();
+    for (var stride = WORKGROUP / 2u; stride > 0u; stride = stride / 2u) {
+        if (local < stride) {
+            partial_sums[local] += partial_sums[local + stride];
+        }
+        workgroupBarrier();
+    }
+    return partial_sums[0];
+}

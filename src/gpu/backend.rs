@@ -1,0 +1,640 @@
+//! `GpuBackend`: buffers uploaded once, bind groups built once, and a step
+//! recorded as labelled compute passes. The PCG loop stays on the device:
+//! its scalars live in a buffer, `batch` iterations are recorded per
+//! submission, and only the scalars are read back between batches.
+
+use super::context::{GpuContext, Module};
+use super::layout::{FaceLin, FaceRest, GpuChannel, HingeLin, Params, ProductMode, Scalars};
+use crate::backend::{Backend, StepInput, StepReport};
+use crate::cloth::Cloth;
+use crate::cpu::Scales;
+use crate::error::{Error, Result};
+use crate::measure::Channels;
+use bytemuck::{Pod, Zeroable};
+use glam::DVec3;
+use std::sync::Arc;
+use std::time::Instant;
+use wgpu::util::DeviceExt;
+
+/// Threads per workgroup (`WORKGROUP` in shaders/shared/types.wgsl).
+const WORKGROUP: u32 = 64;
+
+struct Kernel {
+    pipeline: wgpu::ComputePipeline,
+    group: wgpu::BindGroup,
+    workgroups: u32,
+}
+
+impl Kernel {
+    fn record(&self, pass: &mut wgpu::ComputePass) {
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, &self.group, &[]);
+        pass.dispatch_workgroups(self.workgroups, 1, 1);
+    }
+}
+
+struct Kernels {
+    membrane: Kernel,
+    bending: Kernel,
+    gather: Kernel,
+    constrain: Kernel,
+    right_hand_side: Kernel,
+    reactions: Kernel,
+    integrate: Kernel,
+    face_product: Kernel,
+    hinge_product: Kernel,
+    /// The gather of a product, per mode: `S v`, plain `A p`, filtered `A p`.
+    gather_rhs: Kernel,
+    gather_plain: Kernel,
+    gather_pcg: Kernel,
+    pinned_guess: Kernel,
+    residual: Kernel,
+    update: Kernel,
+    direction: Kernel,
+    first_direction: Kernel,
+    zero_free: Kernel,
+    reduce_reference: Kernel,
+    reduce_start: Kernel,
+    reduce_alpha: Kernel,
+    reduce_beta: Kernel,
+}
+
+pub struct GpuBackend {
+    ctx: GpuContext,
+    cloth: Arc<Cloth>,
+    /// PCG iterations recorded per submission.
+    batch: usize,
+    params: wgpu::Buffer,
+    free: wgpu::Buffer,
+    targets: wgpu::Buffer,
+    x: wgpu::Buffer,
+    v: wgpu::Buffer,
+    dv: wgpu::Buffer,
+    p: wgpu::Buffer,
+    reaction: wgpu::Buffer,
+    face_channels: wgpu::Buffer,
+    hinge_channels: wgpu::Buffer,
+    scalars: wgpu::Buffer,
+    staging: wgpu::Buffer,
+    kernels: Kernels,
+}
+
+fn storage<T: Pod>(ctx: &GpuContext, label: &str, data: &[T]) -> wgpu::Buffer {
+    // A binding may not be empty: a mesh without hinges gets one dummy element.
+    let bytes: Vec<u8> = if data.is_empty() {
+        vec![0u8; size_of::<T>().max(16)]
+    } else {
+        bytemuck::cast_slice(data).to_vec()
+    };
+    ctx.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some(label),
+        contents: &bytes,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+    })
+}
+
+fn zeroed<T: Pod + Zeroable>(ctx: &GpuContext, label: &str, count: usize) -> wgpu::Buffer {
+    storage(ctx, label, &vec![T::zeroed(); count])
+}
+
+fn uniform<T: Pod>(ctx: &GpuContext, label: &str, value: &T) -> wgpu::Buffer {
+    ctx.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some(label),
+        contents: bytemuck::bytes_of(value),
+        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+    })
+}
+
+fn vec4(v: DVec3) -> [f32; 4] {
+    [v.x as f32, v.y as f32, v.z as f32, 0.0]
+}
+
+fn groups(threads: usize) -> u32 {
+    (threads as u32).div_ceil(WORKGROUP).max(1)
+}
+
+impl GpuBackend {
+    /// Uploads the cloth at rest and builds every pipeline and bind group.
+    pub fn new(cloth: Arc<Cloth>) -> Result<GpuBackend> {
+        let ctx = GpuContext::new()?;
+        Self::with_context(ctx, cloth)
+    }
+
+    pub fn with_context(ctx: GpuContext, cloth: Arc<Cloth>) -> Result<GpuBackend> {
+        let (n, nf, nh) = (
+            cloth.vertex_count(),
+            cloth.mesh.faces.len(),
+            cloth.topology.hinges.len(),
+        );
+        let bytes_needed = (n * 16 * 12 + nf * (64 + 3 * 48 + 32 + 32) + nh * (64 + 48 + 8)) as u64;
+        let largest = (nf * 3 * size_of::<GpuChannel>()).max(n * 48) as u64;
+        if largest > ctx.limits.max_storage_buffer_binding_size as u64 || largest > ctx.limits.max_buffer_size {
+            return Err(Error::Gpu(format!(
+                "the cloth needs a {largest}-byte buffer ({bytes_needed} bytes in all), more than the adapter's \
+                 max_storage_buffer_binding_size {} / max_buffer_size {}: use a coarser mesh or --backend cpu",
+                ctx.limits.max_storage_buffer_binding_size, ctx.limits.max_buffer_size
+            )));
+        }
+        let topo = &cloth.topology;
+        let params = uniform(
+            &ctx,
+            "params",
+            &Params::new(&cloth, &Scales::new(1e-3, 1e-3, 0.0), DVec3::ZERO),
+        );
+        let faces: Vec<[u32; 4]> = cloth.mesh.faces.iter().map(|f| [f[0], f[1], f[2], 0]).collect();
+        let face_rest: Vec<FaceRest> = cloth
+            .face_rest
+            .iter()
+            .map(|r| FaceRest {
+                beta01: [r.beta[0].x, r.beta[0].y, r.beta[1].x, r.beta[1].y].map(|x| x as f32),
+                beta2: [r.beta[2].x, r.beta[2].y, r.area, 0.0].map(|x| x as f32),
+            })
+            .collect();
+        let hinges: Vec<[u32; 4]> = topo.hinges.iter().map(|h| h.v).collect();
+        let hinge_rest: Vec<[f32; 2]> = cloth
+            .hinge_rest
+            .iter()
+            .map(|h| [h.theta as f32, h.factor as f32])
+            .collect();
+        let mass: Vec<f32> = cloth.mass.iter().map(|&m| m as f32).collect();
+        let face_entries: Vec<[f32; 4]> = topo
+            .vertex_faces
+            .entries
+            .iter()
+            .zip(&cloth.incidence_beta)
+            .map(|(&(f, a), b)| [f32::from_bits(f), f32::from_bits(a), b.x as f32, b.y as f32])
+            .collect();
+        let hinge_entries: Vec<[u32; 2]> = topo.vertex_hinges.entries.iter().map(|&(h, a)| [h, a]).collect();
+        let x0: Vec<[f32; 4]> = cloth.mesh.positions.iter().map(|&p| vec4(p)).collect();
+        let face_init: Vec<GpuChannel> = (0..nf)
+            .flat_map(|_| {
+                cloth
+                    .material
+                    .in_plane_channels
+                    .map(|c| GpuChannel::from_state(&c.initial_state()))
+            })
+            .collect();
+        let hinge_init = vec![GpuChannel::from_state(&cloth.material.bending_channel.initial_state()); nh];
+
+        let b = |label: &str, data: &[[f32; 4]]| storage(&ctx, label, data);
+        let faces_buf = storage(&ctx, "faces", &faces);
+        let face_rest_buf = storage(&ctx, "face_rest", &face_rest);
+        let hinges_buf = storage(&ctx, "hinges", &hinges);
+        let hinge_rest_buf = storage(&ctx, "hinge_rest", &hinge_rest);
+        let mass_buf = storage(&ctx, "mass", &mass);
+        let face_offsets = storage(&ctx, "face_offsets", &topo.vertex_faces.offsets);
+        let face_entries_buf = storage(&ctx, "face_entries", &face_entries);
+        let hinge_offsets = storage(&ctx, "hinge_offsets", &topo.vertex_hinges.offsets);
+        let hinge_entries_buf = storage(&ctx, "hinge_entries", &hinge_entries);
+        let free = storage(&ctx, "free", &vec![1u32; n]);
+        let targets = b("targets", &vec![[0.0; 4]; n]);
+        let x = b("x", &x0);
+        let zeros = vec![[0.0f32; 4]; n];
+        let (v, dv, force, rhs, reaction) = (
+            b("v", &zeros),
+            b("dv", &zeros),
+            b("force", &zeros),
+            b("rhs", &zeros),
+            b("reaction", &zeros),
+        );
+        let (r, z, p, q) = (b("r", &zeros), b("z", &zeros), b("p", &zeros), b("q", &zeros));
+        let face_channels = storage(&ctx, "face_channels", &face_init);
+        let hinge_channels = storage(&ctx, "hinge_channels", &hinge_init);
+        let stress = zeroed::<[f32; 4]>(&ctx, "stress", 2 * nf);
+        let face_lin = zeroed::<FaceLin>(&ctx, "face_lin", nf);
+        let hinge_lin = zeroed::<HingeLin>(&ctx, "hinge_lin", nh);
+        let face_dp = zeroed::<[f32; 4]>(&ctx, "face_dp", 2 * nf);
+        let hinge_s = zeroed::<f32>(&ctx, "hinge_s", nh);
+        let inv_diag = zeroed::<[[f32; 4]; 3]>(&ctx, "inv_diag", n);
+        let scalars = zeroed::<Scalars>(&ctx, "scalars", 1);
+        let partial = zeroed::<[f32; 2]>(&ctx, "partial", groups(n) as usize);
+        let count = uniform(&ctx, "partial_count", &[groups(n), 0, 0, 0]);
+        let mode = |mass_scale: f32, filter_rows: u32| {
+            uniform(
+                &ctx,
+                "mode",
+                &ProductMode {
+                    mass_scale,
+                    filter_rows,
+                    pad: [0; 2],
+                },
+            )
+        };
+        let (mode_rhs, mode_plain, mode_pcg) = (mode(0.0, 0), mode(1.0, 0), mode(1.0, 1));
+        let staging_size = (n * 16)
+            .max(nf * 3 * size_of::<GpuChannel>())
+            .max(nh * size_of::<GpuChannel>())
+            .max(64);
+        let staging = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("staging"),
+            size: staging_size as u64,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+
+        let kernel = |m: &Module, entry: &str, threads: usize, buffers: &[(&str, &wgpu::Buffer)]| -> Result<Kernel> {
+            Ok(Kernel {
+                pipeline: m.pipeline(&ctx, entry)?,
+                group: m.bind_group(&ctx, buffers)?,
+                workgroups: groups(threads),
+            })
+        };
+        let membrane = Module::new(&ctx, "membrane")?;
+        let bending = Module::new(&ctx, "bending")?;
+        let gather = Module::new(&ctx, "gather")?;
+        let hessian = Module::new(&ctx, "hessian")?;
+        let pcg = Module::new(&ctx, "pcg")?;
+        let reduce = Module::new(&ctx, "reduce")?;
+        let integrate = Module::new(&ctx, "integrate")?;
+        fn with_mode<'a>(
+            base: &[(&'static str, &'a wgpu::Buffer)],
+            mode: &'a wgpu::Buffer,
+        ) -> Vec<(&'static str, &'a wgpu::Buffer)> {
+            let mut v = base.to_vec();
+            v.push(("mode", mode));
+            v
+        }
+        let hessian_base = [
+            ("params", &params),
+            ("faces", &faces_buf),
+            ("face_rest", &face_rest_buf),
+            ("face_lin", &face_lin),
+            ("p", &p),
+            ("face_dp", &face_dp),
+            ("hinges", &hinges_buf),
+            ("hinge_lin", &hinge_lin),
+            ("hinge_s", &hinge_s),
+            ("mass", &mass_buf),
+            ("face_offsets", &face_offsets),
+            ("face_entries", &face_entries_buf),
+            ("hinge_offsets", &hinge_offsets),
+            ("hinge_entries", &hinge_entries_buf),
+            ("is_free", &free),
+            ("q", &q),
+            ("partial", &partial),
+        ];
+        let hessian_buffers = |mode| with_mode(&hessian_base, mode);
+        let pcg_buffers = [
+            ("params", &params),
+            ("is_free", &free),
+            ("inv_diag", &inv_diag),
+            ("rhs", &rhs),
+            ("dv", &dv),
+            ("r", &r),
+            ("z", &z),
+            ("p", &p),
+            ("q", &q),
+            ("scalars", &scalars),
+            ("partial", &partial),
+        ];
+        let reduce_buffers = [("partial", &partial), ("scalars", &scalars), ("count", &count)];
+        let integrate_buffers = [
+            ("params", &params),
+            ("is_free", &free),
+            ("targets", &targets),
+            ("x", &x),
+            ("v", &v),
+            ("dv", &dv),
+            ("force", &force),
+            ("q", &q),
+            ("rhs", &rhs),
+            ("reaction", &reaction),
+        ];
+        let kernels = Kernels {
+            membrane: kernel(
+                &membrane,
+                "main",
+                nf,
+                &[
+                    ("params", &params),
+                    ("faces", &faces_buf),
+                    ("face_rest", &face_rest_buf),
+                    ("x", &x),
+                    ("v", &v),
+                    ("channels", &face_channels),
+                    ("stress", &stress),
+                    ("lin", &face_lin),
+                ],
+            )?,
+            bending: kernel(
+                &bending,
+                "main",
+                nh,
+                &[
+                    ("params", &params),
+                    ("hinges", &hinges_buf),
+                    ("hinge_rest", &hinge_rest_buf),
+                    ("x", &x),
+                    ("v", &v),
+                    ("channels", &hinge_channels),
+                    ("lin", &hinge_lin),
+                ],
+            )?,
+            gather: kernel(
+                &gather,
+                "main",
+                n,
+                &[
+                    ("params", &params),
+                    ("mass", &mass_buf),
+                    ("face_offsets", &face_offsets),
+                    ("face_entries", &face_entries_buf),
+                    ("hinge_offsets", &hinge_offsets),
+                    ("hinge_entries", &hinge_entries_buf),
+                    ("stress", &stress),
+                    ("face_lin", &face_lin),
+                    ("face_rest", &face_rest_buf),
+                    ("hinge_lin", &hinge_lin),
+                    ("force", &force),
+                    ("inv_diag", &inv_diag),
+                ],
+            )?,
+            constrain: kernel(&integrate, "constrain", n, &integrate_buffers)?,
+            right_hand_side: kernel(&integrate, "right_hand_side", n, &integrate_buffers)?,
+            reactions: kernel(&integrate, "reactions", n, &integrate_buffers)?,
+            integrate: kernel(&integrate, "integrate", n, &integrate_buffers)?,
+            face_product: kernel(&hessian, "face_product", nf, &hessian_buffers(&mode_plain))?,
+            hinge_product: kernel(&hessian, "hinge_product", nh, &hessian_buffers(&mode_plain))?,
+            gather_rhs: kernel(&hessian, "gather_product", n, &hessian_buffers(&mode_rhs))?,
+            gather_plain: kernel(&hessian, "gather_product", n, &hessian_buffers(&mode_plain))?,
+            gather_pcg: kernel(&hessian, "gather_product", n, &hessian_buffers(&mode_pcg))?,
+            pinned_guess: kernel(&pcg, "pinned_guess", n, &pcg_buffers)?,
+            residual: kernel(&pcg, "residual", n, &pcg_buffers)?,
+            update: kernel(&pcg, "update", n, &pcg_buffers)?,
+            direction: kernel(&pcg, "direction", n, &pcg_buffers)?,
+            first_direction: kernel(&pcg, "first_direction", n, &pcg_buffers)?,
+            zero_free: kernel(&pcg, "zero_free", n, &pcg_buffers)?,
+            reduce_reference: kernel(&reduce, "reduce_reference", 1, &reduce_buffers)?,
+            reduce_start: kernel(&reduce, "reduce_start", 1, &reduce_buffers)?,
+            reduce_alpha: kernel(&reduce, "reduce_alpha", 1, &reduce_buffers)?,
+            reduce_beta: kernel(&reduce, "reduce_beta", 1, &reduce_buffers)?,
+        };
+        Ok(GpuBackend {
+            ctx,
+            cloth,
+            batch: 16,
+            params,
+            free,
+            targets,
+            x,
+            v,
+            dv,
+            p,
+            reaction,
+            face_channels,
+            hinge_channels,
+            scalars,
+            staging,
+            kernels,
+        })
+    }
+
+    /// The adapter this backend runs on.
+    pub fn adapter(&self) -> &wgpu::AdapterInfo {
+        &self.ctx.adapter
+    }
+
+    /// Sets how many PCG iterations are recorded per submission.
+    pub fn set_batch(&mut self, batch: usize) {
+        self.batch = batch.max(1);
+    }
+
+    fn submit(&self, label: &str, record: impl FnOnce(&mut wgpu::CommandEncoder)) -> Result<()> {
+        let mut encoder = self
+            .ctx
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
+        record(&mut encoder);
+        self.ctx.queue.submit([encoder.finish()]);
+        Ok(())
+    }
+
+    fn pass<'e>(encoder: &'e mut wgpu::CommandEncoder, label: &str) -> wgpu::ComputePass<'e> {
+        encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(label),
+            timestamp_writes: None,
+        })
+    }
+
+    /// Copies `count` elements of `buffer` back to the host.
+    fn read<T: Pod>(&self, buffer: &wgpu::Buffer, count: usize) -> Result<Vec<T>> {
+        let bytes = (count * size_of::<T>()) as u64;
+        if bytes == 0 {
+            return Ok(Vec::new());
+        }
+        self.submit("readback", |e| {
+            e.copy_buffer_to_buffer(buffer, 0, &self.staging, 0, bytes)
+        })?;
+        let slice = self.staging.slice(0..bytes);
+        let (tx, rx) = std::sync::mpsc::channel();
+        slice.map_async(wgpu::MapMode::Read, move |r| {
+            let _ = tx.send(r);
+        });
+        self.ctx
+            .device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| Error::Gpu(format!("waiting for the device: {e}")))?;
+        rx.recv()
+            .map_err(|e| Error::Gpu(format!("readback: {e}")))?
+            .map_err(|e| Error::Gpu(format!("readback: {e}")))?;
+        let view = slice
+            .get_mapped_range()
+            .map_err(|e| Error::Gpu(format!("readback: {e}")))?;
+        let out = bytemuck::cast_slice::<u8, T>(&view).to_vec();
+        drop(view);
+        self.staging.unmap();
+        Ok(out)
+    }
+
+    fn read_vec3(&self, buffer: &wgpu::Buffer) -> Result<Vec<DVec3>> {
+        let raw: Vec<[f32; 4]> = self.read(buffer, self.cloth.vertex_count())?;
+        Ok(raw
+            .iter()
+            .map(|a| DVec3::new(a[0] as f64, a[1] as f64, a[2] as f64))
+            .collect())
+    }
+
+    /// Replaces positions and velocities (validation from identical states).
+    pub fn set_state(&mut self, x: &[DVec3], v: &[DVec3]) {
+        let q = &self.ctx.queue;
+        q.write_buffer(
+            &self.x,
+            0,
+            bytemuck::cast_slice(&x.iter().map(|&p| vec4(p)).collect::<Vec<_>>()),
+        );
+        q.write_buffer(
+            &self.v,
+            0,
+            bytemuck::cast_slice(&v.iter().map(|&p| vec4(p)).collect::<Vec<_>>()),
+        );
+    }
+
+    /// Replaces every channel's state (validation from identical states).
+    pub fn set_channels(&mut self, ch: &Channels) {
+        let faces: Vec<GpuChannel> = ch.faces.iter().flatten().map(GpuChannel::from_state).collect();
+        let hinges: Vec<GpuChannel> = ch.hinges.iter().map(GpuChannel::from_state).collect();
+        self.ctx
+            .queue
+            .write_buffer(&self.face_channels, 0, bytemuck::cast_slice(&faces));
+        if !hinges.is_empty() {
+            self.ctx
+                .queue
+                .write_buffer(&self.hinge_channels, 0, bytemuck::cast_slice(&hinges));
+        }
+    }
+
+    fn try_step(&mut self, input: &StepInput) -> Result<StepReport> {
+        let n = self.cloth.vertex_count();
+        let scales = Scales::new(input.dt, input.material_dt, self.cloth.damping);
+        let q = &self.ctx.queue;
+        q.write_buffer(
+            &self.params,
+            0,
+            bytemuck::bytes_of(&Params::new(&self.cloth, &scales, input.gravity)),
+        );
+        let mut free = vec![1u32; n];
+        let mut targets = vec![[0.0f32; 4]; n];
+        for (&i, &t) in input.pinned.iter().zip(input.targets) {
+            free[i as usize] = 0;
+            targets[i as usize] = vec4(t);
+        }
+        q.write_buffer(&self.free, 0, bytemuck::cast_slice(&free));
+        q.write_buffer(&self.targets, 0, bytemuck::cast_slice(&targets));
+        let init = Scalars {
+            tol2: (input.solver.tolerance * input.solver.tolerance) as f32,
+            max_iterations: input.solver.max_iterations as u32,
+            ..Scalars::default()
+        };
+        q.write_buffer(&self.scalars, 0, bytemuck::bytes_of(&init));
+
+        let t0 = Instant::now();
+        let k = &self.kernels;
+        self.submit("forces", |e| {
+            let mut pass = Self::pass(e, "element kernels and gather");
+            for kernel in [&k.membrane, &k.bending, &k.gather, &k.constrain] {
+                kernel.record(&mut pass);
+            }
+        })?;
+        self.ctx
+            .device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| Error::Gpu(format!("waiting for the device: {e}")))?;
+        let forces_ms = t0.elapsed().as_secs_f64() * 1e3;
+
+        let t1 = Instant::now();
+        let product = |pass: &mut wgpu::ComputePass, gather: &Kernel| {
+            k.face_product.record(pass);
+            k.hinge_product.record(pass);
+            gather.record(pass);
+        };
+        let bytes = (n * 16) as u64;
+        self.submit("start", |e| {
+            // rhs = h f - S v.
+            e.copy_buffer_to_buffer(&self.v, 0, &self.p, 0, bytes);
+            {
+                let mut pass = Self::pass(e, "right-hand side");
+                product(&mut pass, &k.gather_rhs);
+                k.right_hand_side.record(&mut pass);
+                // Reference residual: the guess with its free part zero.
+                k.pinned_guess.record(&mut pass);
+                product(&mut pass, &k.gather_plain);
+                k.residual.record(&mut pass);
+                k.reduce_reference.record(&mut pass);
+            }
+            // Residual of the warm-started guess.
+            e.copy_buffer_to_buffer(&self.dv, 0, &self.p, 0, bytes);
+            let mut pass = Self::pass(e, "start");
+            product(&mut pass, &k.gather_plain);
+            k.residual.record(&mut pass);
+            k.reduce_start.record(&mut pass);
+            k.first_direction.record(&mut pass);
+        })?;
+        let mut s: Scalars = self.read(&self.scalars, 1)?[0];
+        while s.done == 0 {
+            self.submit("pcg", |e| {
+                let mut pass = Self::pass(e, "pcg iterations");
+                for _ in 0..self.batch {
+                    product(&mut pass, &k.gather_pcg);
+                    k.reduce_alpha.record(&mut pass);
+                    k.update.record(&mut pass);
+                    k.reduce_beta.record(&mut pass);
+                    k.direction.record(&mut pass);
+                }
+            })?;
+            s = self.read(&self.scalars, 1)?[0];
+        }
+        if s.broke != 0 {
+            return Err(Error::Step(format!(
+                "conjugate gradients broke down at iteration {} (p.Ap = {}): the system is not positive definite \
+                 or the state blew up; reduce dt",
+                s.iterations, s.pq
+            )));
+        }
+        self.submit("finish", |e| {
+            let mut pass = Self::pass(e, "reactions and integration");
+            k.zero_free.record(&mut pass);
+            drop(pass);
+            e.copy_buffer_to_buffer(&self.dv, 0, &self.p, 0, bytes);
+            let mut pass = Self::pass(e, "reactions and integration");
+            product(&mut pass, &k.gather_plain);
+            k.reactions.record(&mut pass);
+            k.integrate.record(&mut pass);
+        })?;
+        let all = self.read_vec3(&self.reaction)?;
+        let reactions = input.pinned.iter().map(|&i| all[i as usize]).collect();
+        let solve_ms = t1.elapsed().as_secs_f64() * 1e3;
+        let residual = if s.zero != 0 {
+            0.0
+        } else {
+            ((s.rr / s.rr_ref) as f64).sqrt()
+        };
+        if !residual.is_finite() {
+            return Err(Error::Step(
+                "the solve produced a non-finite residual (the step blew up): reduce dt".into(),
+            ));
+        }
+        Ok(StepReport {
+            cg_iterations: s.iterations as usize,
+            cg_residual: residual,
+            reactions,
+            forces_ms,
+            solve_ms,
+        })
+    }
+}
+
+impl Backend for GpuBackend {
+    fn name(&self) -> &'static str {
+        "gpu"
+    }
+
+    fn step(&mut self, input: &StepInput) -> Result<StepReport> {
+        self.try_step(input)
+    }
+
+    fn positions(&self) -> Vec<DVec3> {
+        self.read_vec3(&self.x).unwrap_or_default()
+    }
+
+    fn velocities(&self) -> Vec<DVec3> {
+        self.read_vec3(&self.v).unwrap_or_default()
+    }
+
+    fn channels(&self) -> Channels {
+        let nf = self.cloth.mesh.faces.len();
+        let nh = self.cloth.topology.hinges.len();
+        let faces: Vec<GpuChannel> = self.read(&self.face_channels, 3 * nf).unwrap_or_default();
+        let hinges: Vec<GpuChannel> = self.read(&self.hinge_channels, nh).unwrap_or_default();
+        Channels {
+            hinges: hinges.iter().map(GpuChannel::to_state).collect(),
+            faces: faces
+                .chunks_exact(3)
+                .map(|c| [c[0].to_state(), c[1].to_state(), c[2].to_state()])
+                .collect(),
+        }
+    }
+
+    fn cloth(&self) -> Arc<Cloth> {
+        Arc::clone(&self.cloth)
+    }
+}

@@ -1,0 +1,182 @@
+//! The wgpu device: adapter selection with clear errors, and the modules
+//! built from the WGSL kernels with bind-group layouts reflected by naga.
+
+use super::shaders;
+use crate::error::{Error, Result};
+use std::collections::HashMap;
+
+pub struct GpuContext {
+    pub adapter: wgpu::AdapterInfo,
+    pub limits: wgpu::Limits,
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+}
+
+fn instance() -> wgpu::Instance {
+    wgpu::Instance::new(wgpu::InstanceDescriptor {
+        backends: wgpu::Backends::VULKAN | wgpu::Backends::METAL | wgpu::Backends::DX12,
+        ..wgpu::InstanceDescriptor::new_without_display_handle_from_env()
+    })
+}
+
+/// Every adapter wgpu sees (for `crease info`).
+pub fn adapters() -> Vec<(wgpu::AdapterInfo, wgpu::Limits)> {
+    let adapters = pollster::block_on(instance().enumerate_adapters(wgpu::Backends::all()));
+    adapters.iter().map(|a| (a.get_info(), a.limits())).collect()
+}
+
+impl GpuContext {
+    /// Opens the best adapter with its own limits.
+    pub fn new() -> Result<GpuContext> {
+        let adapter = pollster::block_on(instance().request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::HighPerformance,
+            force_fallback_adapter: false,
+            compatible_surface: None,
+            ..Default::default()
+        }))
+        .map_err(|e| {
+            Error::Gpu(format!(
+                "no GPU adapter ({e}): install a Vulkan, Metal or DX12 driver (on Linux without a GPU, \
+                 Mesa's lavapipe: apt-get install mesa-vulkan-drivers libvulkan1) or use --backend cpu"
+            ))
+        })?;
+        let limits = adapter.limits();
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("crease"),
+            required_limits: limits.clone(),
+            ..Default::default()
+        }))
+        .map_err(|e| Error::Gpu(format!("the adapter refused a device: {e}")))?;
+        Ok(GpuContext {
+            adapter: adapter.get_info(),
+            limits,
+            device,
+            queue,
+        })
+    }
+}
+
+/// A shader file compiled for the device, with one bind-group layout that
+/// covers every binding of the file (so all its entry points share it).
+pub struct Module {
+    name: &'static str,
+    module: wgpu::ShaderModule,
+    layout: wgpu::BindGroupLayout,
+    pipeline_layout: wgpu::PipelineLayout,
+    /// Binding number of each global, by name.
+    bindings: HashMap<String, u32>,
+}
+
+impl Module {
+    pub fn new(ctx: &GpuContext, name: &'static str) -> Result<Module> {
+        let reflected = shaders::validate(name)?;
+        let mut entries = Vec::new();
+        let mut bindings = HashMap::new();
+        for (_, var) in reflected.global_variables.iter() {
+            let (Some(binding), Some(var_name)) = (&var.binding, &var.name) else {
+                continue;
+            };
+            let ty = match var.space {
+                naga::AddressSpace::Uniform => wgpu::BufferBindingType::Uniform,
+                naga::AddressSpace::Storage { access } => wgpu::BufferBindingType::Storage {
+                    read_only: !access.contains(naga::StorageAccess::STORE),
+                },
+                _ => continue,
+            };
+            entries.push(wgpu::BindGroupLayoutEntry {
+                binding: binding.binding,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty,
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            });
+            bindings.insert(var_name.clone(), binding.binding);
+        }
+        let storage = entries
+            .iter()
+            .filter(|e| {
+                matches!(
+                    e.ty,
+                    wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Storage { .. },
+                        ..
+                    }
+                )
+            })
+            .count() as u32;
+        if storage > ctx.limits.max_storage_buffers_per_shader_stage {
+            return Err(Error::Gpu(format!(
+                "shaders/{name}.wgsl needs {storage} storage buffers, the adapter allows {} per stage",
+                ctx.limits.max_storage_buffers_per_shader_stage
+            )));
+        }
+        let device = &ctx.device;
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(name),
+            source: wgpu::ShaderSource::Wgsl(shaders::source(name)?.into()),
+        });
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(Error::Gpu(format!(
+                "shaders/{name}.wgsl failed to compile on the device: {e}"
+            )));
+        }
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some(name),
+            entries: &entries,
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some(name),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        Ok(Module {
+            name,
+            module,
+            layout,
+            pipeline_layout,
+            bindings,
+        })
+    }
+
+    pub fn pipeline(&self, ctx: &GpuContext, entry: &str) -> Result<wgpu::ComputePipeline> {
+        let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let p = ctx.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(entry),
+            layout: Some(&self.pipeline_layout),
+            module: &self.module,
+            entry_point: Some(entry),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        match pollster::block_on(scope.pop()) {
+            Some(e) => Err(Error::Gpu(format!("shaders/{}.wgsl entry {entry}: {e}", self.name))),
+            None => Ok(p),
+        }
+    }
+
+    /// A bind group giving every binding of the file a buffer, by name.
+    pub fn bind_group(&self, ctx: &GpuContext, buffers: &[(&str, &wgpu::Buffer)]) -> Result<wgpu::BindGroup> {
+        let mut entries = Vec::new();
+        for (name, binding) in &self.bindings {
+            let buffer = buffers
+                .iter()
+                .find(|(n, _)| n == name)
+                .ok_or_else(|| Error::Gpu(format!("shaders/{}.wgsl: no buffer for `{name}`", self.name)))?
+                .1;
+            entries.push(wgpu::BindGroupEntry {
+                binding: *binding,
+                resource: buffer.as_entire_binding(),
+            });
+        }
+        entries.sort_by_key(|e| e.binding);
+        Ok(ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(self.name),
+            layout: &self.layout,
+            entries: &entries,
+        }))
+    }
+}

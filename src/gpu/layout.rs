@@ -1,0 +1,181 @@
+//! `#[repr(C)]` twins of the WGSL structs in `shaders/shared/types.wgsl`.
+//! A test checks each size and field offset against naga's reflection.
+
+use crate::cloth::Cloth;
+use crate::cpu::Scales;
+use crate::model::channel::{Channel, ChannelState, FrictionModel, PlasticModel};
+use crate::model::friction::FrictionState;
+use crate::model::plastic::PlasticState;
+use bytemuck::{Pod, Zeroable};
+
+/// WGSL `ChannelParams`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct ChannelParams {
+    pub dwell: [f32; 4],
+    pub dahl: [f32; 4],
+    pub hardening: [f32; 4],
+}
+
+/// WGSL `Params`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct Params {
+    pub counts: [u32; 4],
+    pub models: [u32; 4],
+    pub stretching: [f32; 4],
+    pub step: [f32; 4],
+    pub scales: [f32; 4],
+    pub gravity: [f32; 4],
+    pub bending: ChannelParams,
+    pub in_plane: [ChannelParams; 3],
+}
+
+/// WGSL `ChannelState`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct GpuChannel {
+    pub friction: [f32; 4],
+    pub plastic: [f32; 4],
+    pub dir: [f32; 4],
+}
+
+/// WGSL `FaceRest`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct FaceRest {
+    pub beta01: [f32; 4],
+    pub beta2: [f32; 4],
+}
+
+/// WGSL `FaceLin`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct FaceLin {
+    pub fu: [f32; 4],
+    pub fv: [f32; 4],
+    pub s: [f32; 4],
+    pub c: [f32; 4],
+}
+
+/// WGSL `HingeLin`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct HingeLin {
+    pub g: [[f32; 4]; 4],
+}
+
+/// WGSL `Scalars`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+pub struct Scalars {
+    pub rr_ref: f32,
+    pub rr: f32,
+    pub rz: f32,
+    pub pq: f32,
+    pub alpha: f32,
+    pub beta: f32,
+    pub tol2: f32,
+    pub zero: u32,
+    pub iterations: u32,
+    pub max_iterations: u32,
+    pub done: u32,
+    pub broke: u32,
+}
+
+/// WGSL `ProductMode`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct ProductMode {
+    pub mass_scale: f32,
+    pub filter_rows: u32,
+    pub pad: [u32; 2],
+}
+
+fn channel_params(c: &Channel) -> ChannelParams {
+    let f = |v: [f64; 4]| v.map(|x| x as f32);
+    ChannelParams {
+        dwell: f([c.dwell.stiffness, c.dwell.eps_0, c.dwell.eps_inf, c.dwell.tau]),
+        dahl: f([c.dahl.a, c.dahl.b, c.dahl.tau, 0.0]),
+        hardening: f([
+            c.hardening.k_h0,
+            c.hardening.g,
+            c.hardening.tau,
+            c.hardening.yield_strain,
+        ]),
+    }
+}
+
+fn friction_id(m: FrictionModel) -> u32 {
+    match m {
+        FrictionModel::Dwell => 0,
+        FrictionModel::Dahl => 1,
+        FrictionModel::None => 2,
+    }
+}
+
+fn plastic_id(m: PlasticModel) -> u32 {
+    match m {
+        PlasticModel::Hardening => 0,
+        PlasticModel::TimeIndependent => 1,
+        PlasticModel::Perfect => 2,
+        PlasticModel::None => 3,
+    }
+}
+
+impl Params {
+    pub fn new(cloth: &Cloth, scales: &Scales, gravity: glam::DVec3) -> Params {
+        let m = &cloth.material;
+        let s = m.stretching;
+        Params {
+            counts: [
+                cloth.vertex_count() as u32,
+                cloth.mesh.faces.len() as u32,
+                cloth.topology.hinges.len() as u32,
+                0,
+            ],
+            models: [
+                friction_id(m.bending_models.friction),
+                plastic_id(m.bending_models.plasticity),
+                friction_id(m.in_plane_models.friction),
+                plastic_id(m.in_plane_models.plasticity),
+            ],
+            stretching: [s.k11, s.k12, s.k22, s.k33].map(|x| x as f32),
+            step: [scales.dt, scales.material_dt, m.bending, 0.0].map(|x| x as f32),
+            scales: [scales.elastic, scales.friction, scales.damping, 0.0].map(|x| x as f32),
+            gravity: [gravity.x, gravity.y, gravity.z, 0.0].map(|x| x as f32),
+            bending: channel_params(&m.bending_channel),
+            in_plane: m.in_plane_channels.each_ref().map(channel_params),
+        }
+    }
+}
+
+impl GpuChannel {
+    pub fn from_state(s: &ChannelState) -> GpuChannel {
+        let (f, p) = (&s.friction, &s.plastic);
+        GpuChannel {
+            friction: [f.anchor, f.t_stick, f.sigma, if f.slip { 1.0 } else { 0.0 }].map(|x| x as f32),
+            plastic: [p.eps_p, p.eps_hp, p.eps_y, p.t_p].map(|x| x as f32),
+            dir: [p.dir as f32, 0.0, 0.0, 0.0],
+        }
+    }
+
+    pub fn to_state(&self) -> ChannelState {
+        let (f, p) = (self.friction.map(f64::from), self.plastic.map(f64::from));
+        ChannelState {
+            friction: FrictionState {
+                anchor: f[0],
+                t_stick: f[1],
+                sigma: f[2],
+                slip: f[3] != 0.0,
+            },
+            plastic: PlasticState {
+                eps_p: p[0],
+                eps_hp: p[1],
+                eps_y: p[2],
+                t_p: p[3],
+                dir: f64::from(self.dir[0]),
+            },
+        }
+    }
+}

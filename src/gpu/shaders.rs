@@ -1,0 +1,138 @@
+//! The WGSL kernels, embedded in the binary. Each kernel file is compiled
+//! with the shared files prepended (WGSL has no includes), and every one is
+//! parsed and validated by naga without a device (see the tests).
+
+use crate::error::{Error, Result};
+
+/// Shared declarations, prepended to every kernel.
+const SHARED: &[(&str, &str)] = &[
+    ("shared/types.wgsl", include_str!("../../shaders/shared/types.wgsl")),
+    ("shared/channel.wgsl", include_str!("../../shaders/shared/channel.wgsl")),
+];
+
+/// The kernel files: (name, source). Each has a CPU twin `src/cpu/<name>.rs`.
+pub const KERNELS: &[(&str, &str)] = &[
+    ("membrane", include_str!("../../shaders/membrane.wgsl")),
+    ("bending", include_str!("../../shaders/bending.wgsl")),
+    ("gather", include_str!("../../shaders/gather.wgsl")),
+    ("hessian", include_str!("../../shaders/hessian.wgsl")),
+    ("pcg", include_str!("../../shaders/pcg.wgsl")),
+    ("reduce", include_str!("../../shaders/reduce.wgsl")),
+    ("integrate", include_str!("../../shaders/integrate.wgsl")),
+];
+
+/// The full source of a kernel: the shared files, then the kernel.
+pub fn source(name: &str) -> Result<String> {
+    let (_, kernel) = KERNELS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .ok_or_else(|| Error::Gpu(format!("no kernel named {name}")))?;
+    let mut s = String::new();
+    for (_, shared) in SHARED {
+        s.push_str(shared);
+        s.push('\n');
+    }
+    s.push_str(kernel);
+    Ok(s)
+}
+
+/// Parses and validates a kernel with naga; the error names the file.
+pub fn validate(name: &str) -> Result<naga::Module> {
+    let src = source(name)?;
+    let module = naga::front::wgsl::parse_str(&src).map_err(|e| {
+        Error::Gpu(format!(
+            "shaders/{name}.wgsl does not parse: {}",
+            e.emit_to_string(&src)
+        ))
+    })?;
+    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::empty())
+        .validate(&module)
+        .map_err(|e| Error::Gpu(format!("shaders/{name}.wgsl is invalid: {}", e.emit_to_string(&src))))?;
+    Ok(module)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs everywhere, with or without a GPU.
+    #[test]
+    fn every_kernel_parses_and_validates() {
+        for (name, _) in KERNELS {
+            if let Err(e) = validate(name) {
+                panic!("{e}");
+            }
+        }
+    }
+
+    /// The Rust twins of the shared structs have the WGSL sizes and offsets.
+    #[test]
+    fn pod_layouts_match_the_wgsl_structs() {
+        use crate::gpu::layout::*;
+        let module = validate("hessian").unwrap();
+        let mut layouter = naga::proc::Layouter::default();
+        layouter.update(module.to_ctx()).unwrap();
+        let check = |name: &str, size: usize, offsets: &[(&str, usize)]| {
+            let (handle, ty) = module
+                .types
+                .iter()
+                .find(|(_, t)| t.name.as_deref() == Some(name))
+                .unwrap_or_else(|| panic!("no WGSL struct {name}"));
+            assert_eq!(layouter[handle].size as usize, size, "size of {name}");
+            let naga::TypeInner::Struct { members, .. } = &ty.inner else {
+                panic!("{name} is not a struct")
+            };
+            for (field, offset) in offsets {
+                let m = members.iter().find(|m| m.name.as_deref() == Some(field)).unwrap();
+                assert_eq!(m.offset as usize, *offset, "{name}.{field}");
+            }
+        };
+        macro_rules! off {
+            ($t:ty, $($f:ident),*) => { &[$((stringify!($f), std::mem::offset_of!($t, $f))),*] };
+        }
+        check(
+            "Params",
+            size_of::<Params>(),
+            off!(
+                Params, counts, models, stretching, step, scales, gravity, bending, in_plane
+            ),
+        );
+        check(
+            "ChannelParams",
+            size_of::<ChannelParams>(),
+            off!(ChannelParams, dwell, dahl, hardening),
+        );
+        check(
+            "ChannelState",
+            size_of::<GpuChannel>(),
+            off!(GpuChannel, friction, plastic, dir),
+        );
+        check("FaceRest", size_of::<FaceRest>(), off!(FaceRest, beta01, beta2));
+        check("FaceLin", size_of::<FaceLin>(), off!(FaceLin, fu, fv, s, c));
+        check("HingeLin", size_of::<HingeLin>(), &[]);
+        check(
+            "Scalars",
+            size_of::<Scalars>(),
+            off!(
+                Scalars,
+                rr_ref,
+                rr,
+                rz,
+                pq,
+                alpha,
+                beta,
+                tol2,
+                zero,
+                iterations,
+                max_iterations,
+                done,
+                broke
+            ),
+        );
+        check(
+            "ProductMode",
+            size_of::<ProductMode>(),
+            off!(ProductMode, mass_scale, filter_rows),
+        );
+    }
+}
