@@ -6,8 +6,8 @@
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> hinges: array<vec4<u32>>;
-@group(0) @binding(2) var<storage, read> hinge_rest: array<vec2<f32>>;   // theta_rest, s_e
-@group(0) @binding(3) var<storage, read> x: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> hinge_rest: array<HingeRest>;
+@group(0) @binding(3) var<storage, read> x: array<vec4<f32>>;        // displacements u = x - X
 @group(0) @binding(4) var<storage, read> v: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read_write> channels: array<ChannelState>;
 @group(0) @binding(6) var<storage, read_write> lin: array<HingeLin>;
@@ -19,32 +19,35 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         return;
     }
     let h = hinges[i];
-    let x0 = x[h.x].xyz;
-    let x1 = x[h.y].xyz;
-    let x2 = x[h.z].xyz;
-    let x3 = x[h.w].xyz;
-    // Edge x0 -> x1, face A = (x0, x1, x2), face B = (x1, x0, x3).
-    let e = x1 - x0;
-    let na = cross(e, x2 - x0);
-    let nb = cross(x0 - x1, x3 - x1);
+    let rest = hinge_rest[i];
+    let u0 = x[h.x].xyz;
+    // Edge x0 -> x1, face A = (x0, x1, x2), face B = (x1, x0, x3); the edge
+    // vectors are rest vectors plus displacement differences.
+    let e = rest.e.xyz + (x[h.y].xyz - u0);
+    let d2 = rest.a2.xyz + (x[h.z].xyz - u0);
+    let d3 = rest.a3.xyz + (x[h.w].xyz - u0);
+    let na = cross(e, d2);
+    let nb = cross(-e, d3 - e);
     let e2 = dot(e, e);
     let len = sqrt(e2);
-    let theta = atan2(dot(cross(na, nb), e / len), dot(na, nb));
+    // theta - theta_rest = atan2(sin, cos) of the difference of the angles.
+    let sin_t = dot(cross(na, nb), e / len);
+    let cos_t = dot(na, nb);
+    let strain = atan2_accurate(sin_t * rest.a3.w - cos_t * rest.e.w, cos_t * rest.a3.w + sin_t * rest.e.w);
     let g2 = na * (-len / dot(na, na));
     let g3 = nb * (-len / dot(nb, nb));
-    let a2 = dot(x2 - x0, e) / e2;
-    let a3 = dot(x3 - x0, e) / e2;
+    let a2 = dot(d2, e) / e2;
+    let a3 = dot(d3, e) / e2;
     let g0 = -(g2 * (1.0 - a2) + g3 * (1.0 - a3));
     let g1 = -(g2 * a2 + g3 * a3);
     let rate = dot(g0, v[h.x].xyz) + dot(g1, v[h.y].xyz) + dot(g2, v[h.z].xyz) + dot(g3, v[h.w].xyz);
-    let rest = hinge_rest[i];
-    let strain = theta - rest.x;
     let kb = params.step.z;
     var state = channels[i];
     let c = channel_update(params.bending, params.models.x, params.models.y, &state,
                            strain, rate, kb, params.step.x, params.step.y);
     channels[i] = state;
-    let force = -rest.y * (kb * (strain - c.eps_p) + c.stress);
-    let coef = rest.y * (params.scales.x * kb + params.scales.y * c.stiffness + params.scales.z * c.damping);
+    let factor = rest.a2.w;
+    let force = -factor * (kb * (strain - c.eps_p) + c.stress);
+    let coef = factor * (params.scales.x * kb + params.scales.y * c.stiffness + params.scales.z * c.damping);
     lin[i] = HingeLin(vec4<f32>(g0, force), vec4<f32>(g1, coef), vec4<f32>(g2, 0.0), vec4<f32>(g3, 0.0));
 }

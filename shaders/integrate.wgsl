@@ -4,8 +4,8 @@
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> is_free: array<u32>;
-@group(0) @binding(2) var<storage, read> targets: array<vec4<f32>>;
-@group(0) @binding(3) var<storage, read_write> x: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> targets: array<vec4<f32>>;  // as displacements from X
+@group(0) @binding(3) var<storage, read_write> x: array<vec4<f32>>;  // displacements u = x - X
 @group(0) @binding(4) var<storage, read_write> v: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read_write> dv: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read> force: array<vec4<f32>>;
@@ -44,7 +44,7 @@ fn reactions(@builtin(global_invocation_id) id: vec3<u32>) {
     reaction[i] = vec4<f32>((rhs[i].xyz - q[i].xyz) / params.step.x, 0.0);
 }
 
-// v += dv; x += h v.
+// v += dv; x += h v (on the displacements).
 @compute @workgroup_size(WORKGROUP)
 fn integrate(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;

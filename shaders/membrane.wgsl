@@ -6,7 +6,7 @@
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> faces: array<vec4<u32>>;
 @group(0) @binding(2) var<storage, read> face_rest: array<FaceRest>;
-@group(0) @binding(3) var<storage, read> x: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read> x: array<vec4<f32>>;        // displacements u = x - X
 @group(0) @binding(4) var<storage, read> v: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read_write> channels: array<ChannelState>;
 @group(0) @binding(6) var<storage, read_write> stress: array<vec4<f32>>;
@@ -52,14 +52,21 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     let b1 = r.beta01.zw;
     let b2 = r.beta2.xy;
     let area = r.beta2.z;
-    let x0 = x[f.x].xyz;
-    let x1 = x[f.y].xyz;
-    let x2 = x[f.z].xyz;
-    let fu = x0 * b0.x + x1 * b1.x + x2 * b2.x;
-    let fv = x0 * b0.y + x1 * b1.y + x2 * b2.y;
+    let u0 = x[f.x].xyz;
+    let u1 = x[f.y].xyz;
+    let u2 = x[f.z].xyz;
+    let gu = u0 * b0.x + u1 * b1.x + u2 * b2.x;
+    let gv = u0 * b0.y + u1 * b1.y + u2 * b2.y;
+    let fu = r.fx_u.xyz + gu;
+    let fv = r.fx_v.xyz + gv;
     let du = v[f.x].xyz * b0.x + v[f.y].xyz * b1.x + v[f.z].xyz * b2.x;
     let dv = v[f.x].xyz * b0.y + v[f.y].xyz * b1.y + v[f.z].xyz * b2.y;
-    let e = vec3<f32>(0.5 * (dot(fu, fu) - 1.0), 0.5 * (dot(fv, fv) - 1.0), 0.5 * dot(fu, fv));
+    // Green strain expanded about X: e = e_X + F_X . du + du . du / 2.
+    let e = vec3<f32>(
+        r.fx_u.w + dot(r.fx_u.xyz, gu) + 0.5 * dot(gu, gu),
+        r.fx_v.w + dot(r.fx_v.xyz, gv) + 0.5 * dot(gv, gv),
+        r.beta2.w + 0.5 * (dot(r.fx_u.xyz, gv) + dot(gu, r.fx_v.xyz) + dot(gu, gv)),
+    );
     let rate = vec3<f32>(dot(fu, du), dot(fv, dv), 0.5 * (dot(fu, dv) + dot(fv, du)));
     let k = params.stretching;
     let stiffness = vec3<f32>(k.x, k.z, k.w);

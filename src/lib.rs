@@ -19,5 +19,6 @@ pub mod model;
 pub mod output;
 pub mod scene;
 pub mod sim;
+pub mod validate;
 
 pub use error::{Error, Result};

@@ -5,6 +5,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
 use crease::backend::Backend;
 use crease::cpu::CpuBackend;
+use crease::gpu::{GpuBackend, GpuContext};
 use crease::output::{self, Progress, RunOptions};
 use crease::scene::{self, Action, Scene};
 use crease::sim::Simulation;
@@ -21,8 +22,12 @@ struct Cli {
     command: Command,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum BackendChoice {
+    /// The GPU when wgpu finds an adapter, else the CPU (with a notice).
+    Auto,
+    /// The f32 wgpu compute backend.
+    Gpu,
     /// The f64 CPU reference (rayon).
     Cpu,
 }
@@ -36,7 +41,7 @@ enum Command {
         /// Output folder (default: out/<scene name>).
         #[arg(long)]
         out: Option<PathBuf>,
-        #[arg(long, value_enum, default_value = "cpu")]
+        #[arg(long, value_enum, default_value = "auto")]
         backend: BackendChoice,
         /// Stop at this simulated time, seconds.
         #[arg(long)]
@@ -60,6 +65,39 @@ enum Command {
     },
     /// List the built-in scenes.
     Scenes,
+    /// Run a scene on the GPU and the CPU reference side by side: per step,
+    /// forces, channel states and the velocity update from identical states,
+    /// and the free-running GPU's position deviation. Exits non-zero when a
+    /// tolerance is exceeded.
+    Validate {
+        scene: String,
+        #[arg(long, default_value_t = 100)]
+        steps: u64,
+        #[arg(long = "set", value_name = "PATH=VALUE")]
+        set: Vec<String>,
+        /// Relative force tolerance.
+        #[arg(long, default_value_t = 1e-4)]
+        forces: f64,
+        /// Relative velocity-update tolerance.
+        #[arg(long, default_value_t = 1e-4)]
+        dv: f64,
+        /// Minimum fraction of channels in the same state.
+        #[arg(long, default_value_t = 0.99)]
+        channels: f64,
+        /// Position deviation tolerance, relative to the bounding-box diagonal.
+        #[arg(long, default_value_t = 1e-3)]
+        position: f64,
+        /// Print only the totals.
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Print the GPU adapters wgpu sees, the one `auto` picks and its
+    /// limits; with a scene, also its device memory.
+    Info {
+        scene: Option<String>,
+        #[arg(long = "set", value_name = "PATH=VALUE")]
+        set: Vec<String>,
+    },
     /// Run one of the paper's experiments in all its variants, print a
     /// comparison table and write DIR/experiment.json (names: ablation-friction,
     /// ablation-plastic, twist-flatten, cylinder-twist, tensile-press).
@@ -69,7 +107,7 @@ enum Command {
         /// goes to DIR/<variant>/.
         #[arg(long)]
         out: Option<PathBuf>,
-        #[arg(long, value_enum, default_value = "cpu")]
+        #[arg(long, value_enum, default_value = "auto")]
         backend: BackendChoice,
         /// Override a field of every variant's scene: PATH=VALUE (repeatable).
         #[arg(long = "set", value_name = "PATH=VALUE")]
@@ -99,7 +137,7 @@ enum BenchKind {
         /// Also write the rows as JSON here.
         #[arg(long)]
         json: Option<PathBuf>,
-        #[arg(long, value_enum, default_value = "cpu")]
+        #[arg(long, value_enum, default_value = "auto")]
         backend: BackendChoice,
         /// Override a scene field of the twist: PATH=VALUE (repeatable).
         #[arg(long = "set", value_name = "PATH=VALUE")]
@@ -107,10 +145,26 @@ enum BenchKind {
     },
 }
 
-fn make_backend(choice: BackendChoice, scene: &Scene) -> Box<dyn Backend> {
-    match choice {
-        BackendChoice::Cpu => Box::new(CpuBackend::new(Arc::clone(&scene.cloth))),
+/// Resolves `auto` once: the GPU if an adapter opens, else the CPU with a
+/// one-line notice naming the reason.
+fn resolve(choice: BackendChoice) -> BackendChoice {
+    if choice != BackendChoice::Auto {
+        return choice;
     }
+    match GpuContext::new() {
+        Ok(_) => BackendChoice::Gpu,
+        Err(e) => {
+            eprintln!("notice: running on the CPU backend: {e}");
+            BackendChoice::Cpu
+        }
+    }
+}
+
+fn make_backend(choice: BackendChoice, scene: &Scene) -> crease::Result<Box<dyn Backend>> {
+    Ok(match resolve(choice) {
+        BackendChoice::Gpu => Box::new(GpuBackend::new(Arc::clone(&scene.cloth))?),
+        _ => Box::new(CpuBackend::new(Arc::clone(&scene.cloth))),
+    })
 }
 
 fn main() -> ExitCode {
@@ -141,7 +195,7 @@ fn real_main() -> Result<()> {
                 bail!("argument --until: must be a positive number of seconds, got {t}");
             }
             let out_dir = out.unwrap_or_else(|| PathBuf::from("out").join(&scene.name));
-            let backend = make_backend(backend, &scene);
+            let backend = make_backend(backend, &scene)?;
             let mut sim = Simulation::new(scene, backend);
             let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
                 let bar = ProgressBar::new(1000);
@@ -198,13 +252,14 @@ fn real_main() -> Result<()> {
             quiet,
         } => {
             let exp = crease::experiment::find(&name)?;
+            let backend = resolve(backend);
             let out_dir = out.unwrap_or_else(|| PathBuf::from("out").join(&name));
             let count = exp.variants.len();
             let result = crease::experiment::run(
                 &exp,
                 &set,
                 &out_dir,
-                &|scene: &Scene| Ok(make_backend(backend, scene)),
+                &|scene: &Scene| make_backend(backend, scene),
                 &mut |k, variant| {
                     if !quiet {
                         eprintln!("[{}/{count}] {name}: {variant}", k + 1);
@@ -225,6 +280,113 @@ fn real_main() -> Result<()> {
             }
             println!("-> {}", out_dir.join("experiment.json").display());
         }
+        Command::Info { scene, set } => {
+            let adapters = crease::gpu::adapters();
+            if adapters.is_empty() {
+                println!("no GPU adapters (install a Vulkan/Metal/DX12 driver; on Linux: mesa-vulkan-drivers)");
+            }
+            for (a, _) in &adapters {
+                println!(
+                    "adapter: {} ({:?}, {:?}, driver {} {})",
+                    a.name, a.backend, a.device_type, a.driver, a.driver_info
+                );
+            }
+            match GpuContext::new() {
+                Ok(ctx) => {
+                    let l = &ctx.limits;
+                    println!("chosen: {} ({:?})", ctx.adapter.name, ctx.adapter.backend);
+                    println!(
+                        "  limits: max_buffer_size {}, max_storage_buffer_binding_size {}, \
+                         max_storage_buffers_per_shader_stage {}, max_compute_workgroups_per_dimension {}, \
+                         max_compute_invocations_per_workgroup {}",
+                        l.max_buffer_size,
+                        l.max_storage_buffer_binding_size,
+                        l.max_storage_buffers_per_shader_stage,
+                        l.max_compute_workgroups_per_dimension,
+                        l.max_compute_invocations_per_workgroup
+                    );
+                    if let Some(name) = scene {
+                        let s = scene::load(&name, &set)?;
+                        let n = s.cloth.vertex_count();
+                        let b = GpuBackend::with_context(ctx, Arc::clone(&s.cloth))?;
+                        let bytes = b.device_bytes();
+                        println!(
+                            "scene {}: {n} vertices, {} faces, {} hinges; {bytes} bytes on the device ({:.0} bytes per vertex)",
+                            s.name,
+                            s.cloth.mesh.faces.len(),
+                            s.cloth.topology.hinges.len(),
+                            bytes as f64 / n as f64
+                        );
+                    }
+                }
+                Err(e) => println!("chosen: none ({e})"),
+            }
+        }
+        Command::Validate {
+            scene,
+            steps,
+            set,
+            forces,
+            dv,
+            channels,
+            position,
+            quiet,
+        } => {
+            // Both backends solve to 1e-6 unless --set says otherwise, so
+            // dv differences measure the kernels, not where PCG stopped.
+            let mut sets = vec!["solver.tolerance=1e-6".to_string()];
+            sets.extend(set);
+            let s = scene::load(&scene, &sets)?;
+            let tol = crease::validate::Tolerances {
+                forces,
+                dv,
+                channels,
+                position,
+            };
+            if !quiet {
+                println!(
+                    "{:>6} {:>11} {:>11} {:>9} {:>11} {:>7} {:>7}",
+                    "step", "forces", "dv", "channels", "position", "cg_cpu", "cg_gpu"
+                );
+            }
+            let checks = crease::validate::validate(s, steps, &mut |c| {
+                if !quiet {
+                    println!(
+                        "{:>6} {:>11.3e} {:>11.3e} {:>9.4} {:>11.3e} {:>7} {:>7}{}",
+                        c.step,
+                        c.forces,
+                        c.dv,
+                        c.channels,
+                        c.position,
+                        c.cg_cpu,
+                        c.cg_gpu,
+                        if c.within(&tol) { "" } else { "  <- exceeds" }
+                    );
+                }
+            })?;
+            let worst = |f: fn(&crease::validate::StepCheck) -> f64| checks.iter().map(f).fold(0.0, f64::max);
+            let min_channels = checks.iter().map(|c| c.channels).fold(1.0, f64::min);
+            println!(
+                "{} steps: max forces {:.3e} (tol {:.0e}), max dv {:.3e} (tol {:.0e}), min channel agreement {:.4} (tol {}), \
+                 max position {:.3e} of the diagonal (tol {:.0e})",
+                checks.len(),
+                worst(|c| c.forces),
+                tol.forces,
+                worst(|c| c.dv),
+                tol.dv,
+                min_channels,
+                tol.channels,
+                worst(|c| c.position),
+                tol.position
+            );
+            let failed = checks.iter().filter(|c| !c.within(&tol)).count();
+            if failed > 0 {
+                bail!(
+                    "validation failed: {failed} of {} steps exceed a tolerance",
+                    checks.len()
+                );
+            }
+        }
         Command::Scenes => {
             for (name, text) in scene::BUILTIN {
                 println!("{name:18} {}", scene::builtin_description(text));
@@ -241,6 +403,7 @@ fn real_main() -> Result<()> {
                 if steps == 0 {
                     bail!("argument --steps: must be at least 1");
                 }
+                let backend = resolve(backend);
                 let mut rows = Vec::new();
                 println!(
                     "{:>8} {:>8} {:>7} {:>11} {:>10} {:>10} {:>9} {:>8}",
@@ -248,7 +411,7 @@ fn real_main() -> Result<()> {
                 );
                 for target in vertices {
                     let scene = crease::bench::twist_scene(crease::bench::refinement(target), &set)?;
-                    let b = make_backend(backend, &scene);
+                    let b = make_backend(backend, &scene)?;
                     let row = crease::bench::run_twist(scene, b, steps)?;
                     println!(
                         "{:>8} {:>8} {:>7} {:>11.2} {:>10.2} {:>10.2} {:>9.2} {:>8.1}",

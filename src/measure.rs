@@ -120,3 +120,21 @@ pub fn measure(cloth: &Cloth, x: &[DVec3], v: &[DVec3], ch: &Channels) -> Measur
     out.yield_fraction = mean(yields as f64, plastic_channels);
     out
 }
+
+/// Every element's corner forces: faces (`-(beta_a.x AP_u + beta_a.y AP_v)`,
+/// 3 corners each) then hinges (`force * grad_a`, 4 corners each). Net
+/// vertex forces are small sums of large element terms, so kernels are
+/// compared element by element.
+pub fn element_forces(
+    cloth: &Cloth,
+    stress: &[[DVec3; 2]],
+    hinge_force: &[f64],
+    hinge_grad: &[[DVec3; 4]],
+) -> Vec<DVec3> {
+    let faces = stress
+        .iter()
+        .zip(&cloth.face_rest)
+        .flat_map(|(s, r)| crate::model::membrane::spread(r, *s).map(|f| -f));
+    let hinges = hinge_force.iter().zip(hinge_grad).flat_map(|(f, g)| g.map(|g| g * *f));
+    faces.chain(hinges).collect()
+}

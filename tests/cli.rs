@@ -25,6 +25,8 @@ fn run_writes_frames_metrics_and_summary() {
         "--until",
         "0.04",
         "--quiet",
+        "--backend",
+        "cpu",
         "--dump-state",
         "--out",
         out.to_str().unwrap(),
@@ -130,6 +132,8 @@ fn bench_writes_json_rows() {
     let o = crease(&[
         "bench",
         "twist",
+        "--backend",
+        "cpu",
         "--vertices",
         "1000",
         "--steps",

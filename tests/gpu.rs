@@ -1,56 +1,124 @@
 //! The GPU backend against the CPU reference. These tests need a wgpu
 //! adapter (Mesa's lavapipe will do): without one they are skipped with a
 //! printed reason, unless CREASE_REQUIRE_GPU=1 (CI sets it), where they fail.
+//! (The naga validation of every shader needs no device and lives with the
+//! shaders, in src/gpu/shaders.rs.)
 
-use crease::cpu::CpuBackend;
+mod common;
+
+use crease::backend::Backend;
 use crease::gpu::{GpuBackend, GpuContext};
+use crease::measure::Measures;
 use crease::scene::{self, Scene};
-use crease::sim::Simulation;
-use glam::DVec3;
-use std::sync::Arc;
+use crease::validate::{StepCheck, Tolerances, validate};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
-fn gpu(scene: &Scene) -> Option<GpuBackend> {
+/// Whether a GPU is there; panics when one is required and missing.
+fn have_gpu() -> bool {
     match GpuContext::new() {
-        Ok(ctx) => Some(GpuBackend::with_context(ctx, Arc::clone(&scene.cloth)).expect("GPU backend")),
+        Ok(_) => true,
         Err(e) => {
             if std::env::var("CREASE_REQUIRE_GPU").as_deref() == Ok("1") {
                 panic!("CREASE_REQUIRE_GPU=1 but {e}");
             }
             eprintln!("skipped: {e}");
-            None
+            false
         }
     }
 }
 
-fn max_diff(a: &[DVec3], b: &[DVec3]) -> (f64, f64) {
-    let diff = a.iter().zip(b).map(|(p, q)| (*p - *q).length()).fold(0.0, f64::max);
-    let scale = a.iter().map(|p| p.length()).fold(0.0, f64::max);
-    (diff, scale)
+fn sets(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
+/// `crease validate` on `steps` steps of a scene (solves to 1e-6 on both).
+fn checks(name: &str, extra: &[&str], steps: u64) -> Vec<StepCheck> {
+    let mut all = sets(&["solver.tolerance=1e-6"]);
+    all.extend(sets(extra));
+    let s = scene::load(name, &all).unwrap();
+    validate(s, steps, &mut |_| {}).unwrap()
 }
 
 #[test]
-fn one_twist_step_matches_the_cpu() {
-    let sets: Vec<String> = ["cloth.mesh.cylinder.rings=10", "cloth.mesh.cylinder.segments=24"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    let scene = scene::load("twist", &sets).unwrap();
-    let Some(g) = gpu(&scene) else { return };
-    let c = CpuBackend::new(Arc::clone(&scene.cloth));
-    let mut sg = Simulation::new(scene.clone(), Box::new(g));
-    let mut sc = Simulation::new(scene, Box::new(c));
-    for step in 0..5 {
-        let ig = sg.step().unwrap();
-        let ic = sc.step().unwrap();
-        let (dx, _) = max_diff(&sg.backend().positions(), &sc.backend().positions());
-        let (dvel, vs) = max_diff(&sg.backend().velocities(), &sc.backend().velocities());
-        println!(
-            "step {step}: cg {} vs {}, |dx| {dx:.3e}, |dv| {dvel:.3e} of {vs:.3e}",
-            ig.report.cg_iterations, ic.report.cg_iterations
-        );
-        assert!(
-            dvel <= 1e-3 * vs,
-            "step {step}: velocity differs by {dvel} (scale {vs})"
-        );
+fn first_steps_match_the_cpu_within_the_default_tolerances() {
+    if !have_gpu() {
+        return;
     }
+    let tol = Tolerances::default();
+    for name in ["twist", "ablation-friction", "ablation-plastic", "drape"] {
+        for c in checks(name, &[], 3) {
+            println!("{name} {c:?}");
+            assert!(c.within(&tol), "{name} step {}: {c:?} exceeds {tol:?}", c.step);
+        }
+    }
+}
+
+#[test]
+fn a_draping_sheet_stays_with_the_cpu_over_100_steps() {
+    if !have_gpu() {
+        return;
+    }
+    let c = checks("drape", &[], 100);
+    let worst = |f: fn(&StepCheck) -> f64| c.iter().map(f).fold(0.0, f64::max);
+    println!(
+        "drape: forces {:.2e}, dv {:.2e}, position {:.2e}",
+        worst(|c| c.forces),
+        worst(|c| c.dv),
+        worst(|c| c.position)
+    );
+    assert_eq!(c.len(), 100);
+    assert!(
+        worst(|c| c.position) <= 1e-3,
+        "position deviation {}",
+        worst(|c| c.position)
+    );
+    assert!(c.iter().all(|c| c.channels >= 0.99));
+    // Once the sheet has swung through large rotations, f32 leaves about 1e-7
+    // of absolute strain noise on strains of ~1e-3: elements agree to a few
+    // 1e-4 (measured: 5e-4), not to the 1e-4 of small deformations.
+    assert!(worst(|c| c.forces) <= 2e-3 && worst(|c| c.dv) <= 2e-3);
+}
+
+#[test]
+fn channel_states_agree_over_an_ablation_run() {
+    if !have_gpu() {
+        return;
+    }
+    for name in ["ablation-friction", "ablation-plastic"] {
+        let c = checks(name, &["cloth.mesh.grid.resolution=[10,2]", "dt=0.004"], u64::MAX);
+        let min = c.iter().map(|c| c.channels).fold(1.0, f64::min);
+        let position = c.iter().map(|c| c.position).fold(0.0, f64::max);
+        println!(
+            "{name}: {} steps, min channel agreement {min}, max position {position:.2e}",
+            c.len()
+        );
+        assert!(c.len() > 600);
+        assert!(min >= 0.99, "{name}: channel agreement {min}");
+    }
+}
+
+/// Claims 1-3 on the GPU, on a coarser strip (10 x 2 quads, 4 ms steps) so
+/// that lavapipe runs them in minutes.
+fn gpu_run(exp: &str, variant: &str) -> Measures {
+    static CACHE: OnceLock<Mutex<HashMap<String, Measures>>> = OnceLock::new();
+    let key = format!("{exp}/{variant}");
+    if let Some(m) = CACHE.get_or_init(Default::default).lock().unwrap().get(&key) {
+        return *m;
+    }
+    let gpu = |s: &Scene| -> Box<dyn Backend> { Box::new(GpuBackend::new(Arc::clone(&s.cloth)).unwrap()) };
+    let extra = sets(&["cloth.mesh.grid.resolution=[10,2]", "dt=0.004"]);
+    let m = common::run_variant(exp, variant, &extra, &gpu, true);
+    CACHE.get_or_init(Default::default).lock().unwrap().insert(key, m);
+    m
+}
+
+#[test]
+fn the_papers_claims_1_to_3_hold_on_the_gpu() {
+    if !have_gpu() {
+        return;
+    }
+    common::claim_1(&gpu_run);
+    common::claim_2(&gpu_run);
+    common::claim_3(&gpu_run);
 }

@@ -47,10 +47,27 @@ const PLASTIC_PERFECT: u32 = 2u;
 const WORKGROUP: u32 = 64u;
 
 // Rest data of a face (layout.rs `FaceRest`): shape-function gradients
-// beta_a (f_u = sum beta_a.x x_a, f_v = sum beta_a.y x_a) and rest area.
+// beta_a (f_u = sum beta_a.x x_a, f_v = sum beta_a.y x_a), rest area, and
+// the deformation gradient and Green strain of the initial positions X.
+// Positions live on the device as displacements u = x - X, and strains are
+// expanded about X (e = e_X + F_X . du + du . du / 2) so that f32 keeps
+// small strains accurate (no cancellation in |f|^2 - 1).
 struct FaceRest {
     beta01: vec4<f32>,     // beta_0.xy, beta_1.xy
-    beta2: vec4<f32>,      // beta_2.xy, area, -
+    beta2: vec4<f32>,      // beta_2.xy, area, e_X uv
+    fx_u: vec4<f32>,       // F_X column u, e_X uu
+    fx_v: vec4<f32>,       // F_X column v, e_X vv
+}
+
+// Rest data of a hinge (layout.rs `HingeRest`): edge vectors of the initial
+// positions X (so angles come from X + u without cancellation), the rest
+// angle as its sine and cosine (the kernel takes atan2 of the angle change,
+// whose error scales with the change: WGSL's atan2 is only accurate to a
+// few thousand ULP), and the stiffness factor.
+struct HingeRest {
+    e: vec4<f32>,          // X1 - X0, sin(theta_rest)
+    a2: vec4<f32>,         // X2 - X0, stiffness factor s_e
+    a3: vec4<f32>,         // X3 - X0, cos(theta_rest)
 }
 
 // A face's linearisation, already scaled for the system (layout.rs `FaceLin`,
@@ -107,4 +124,37 @@ fn workgroup_sum(local: u32, value: vec2<f32>) -> vec2<f32> {
         workgroupBarrier();
     }
     return partial_sums[0];
+}
+
+// atan2 accurate to about 1e-7 rad. WGSL's built-in is only required to be
+// within 4096 ULP (some implementations are that loose), which would make
+// f32 bending strains disagree with the f64 reference at the 1e-4 level.
+// Reduce to t in [0, 1], then to |z| <= tan(pi/12) with
+// atan(t) = pi/6 + atan((t sqrt3 - 1) / (t + sqrt3)), and sum the odd Taylor
+// series to z^11 (the next term is below 3e-9).
+fn atan_small(z: f32) -> f32 {
+    let z2 = z * z;
+    return z * (1.0 + z2 * (-1.0 / 3.0 + z2 * (1.0 / 5.0 + z2 * (-1.0 / 7.0 + z2 * (1.0 / 9.0 + z2 * (-1.0 / 11.0))))));
+}
+
+fn atan2_accurate(y: f32, x: f32) -> f32 {
+    let ax = abs(x);
+    let ay = abs(y);
+    if (ax == 0.0 && ay == 0.0) {
+        return 0.0;
+    }
+    let swap = ay > ax;
+    let t = select(ay / ax, ax / ay, swap);
+    let sqrt3 = 1.7320508;
+    var a = atan_small(t);
+    if (t > 0.26794919) {
+        a = 0.52359878 + atan_small((t * sqrt3 - 1.0) / (t + sqrt3));
+    }
+    if (swap) {
+        a = 1.5707964 - a;
+    }
+    if (x < 0.0) {
+        a = 3.1415927 - a;
+    }
+    return select(a, -a, y < 0.0);
 }

@@ -12,6 +12,7 @@ use rayon::prelude::*;
 
 /// What the per-hinge kernel leaves for the gathers and the solver, one
 /// array per quantity.
+#[derive(Clone)]
 pub struct HingeStates {
     /// `dtheta/dx` for the hinge's four vertices.
     pub grad: Vec<[DVec3; 4]>,

@@ -12,6 +12,7 @@ use glam::DVec3;
 use rayon::prelude::*;
 
 /// Per-element scratch of a product.
+#[derive(Clone)]
 pub struct Scratch {
     /// Per face: `A (dP_u, dP_v)`.
     face: Vec<[DVec3; 2]>,

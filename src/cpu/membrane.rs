@@ -12,6 +12,7 @@ use rayon::prelude::*;
 
 /// What the per-face kernel leaves for the gathers and the solver, one array
 /// per quantity so each pass streams only what it reads.
+#[derive(Clone)]
 pub struct FaceStates {
     /// `A (P_u, P_v)`: the corner forces are `-(beta_a.x AP_u + beta_a.y AP_v)`.
     pub stress: Vec<[DVec3; 2]>,

@@ -17,6 +17,7 @@
 mod bending;
 mod gather;
 mod hessian;
+mod integrate;
 mod membrane;
 mod pcg;
 mod reduce;
@@ -56,6 +57,7 @@ impl Scales {
     }
 }
 
+#[derive(Clone)]
 pub struct CpuBackend {
     cloth: Arc<Cloth>,
     x: Vec<DVec3>,
@@ -110,6 +112,23 @@ impl CpuBackend {
         self.x.copy_from_slice(x);
         self.v.copy_from_slice(v);
     }
+
+    /// Every element's corner forces from the last force evaluation, faces
+    /// (3 corners) then hinges (4 corners), for parity checks.
+    pub fn element_forces(&self) -> Vec<DVec3> {
+        crate::measure::element_forces(&self.cloth, &self.faces.stress, &self.hinges.force, &self.hinges.grad)
+    }
+
+    /// Replaces every channel's state (tests and validation).
+    pub fn set_channels(&mut self, ch: &Channels) {
+        self.hinges.channel.clone_from(&ch.hinges);
+        self.faces.channel.clone_from(&ch.faces);
+    }
+
+    /// The last step's velocity change (the next solve's warm start).
+    pub fn warm_start(&self) -> &[DVec3] {
+        &self.dv
+    }
 }
 
 impl Backend for CpuBackend {
@@ -135,17 +154,17 @@ impl Backend for CpuBackend {
         };
         // rhs = h f - S v.
         op.apply(&mut self.scratch, &self.v, &mut self.work);
-        for i in 0..self.rhs.len() {
-            self.rhs[i] = self.force[i] * h - self.work[i];
-        }
+        integrate::right_hand_side(&self.force, &self.work, h, &mut self.rhs);
         op.mass_scale = 1.0;
-        // Pinned vertices: dv that lands them exactly on their targets.
-        self.free.fill(true);
-        for (&p, &target) in input.pinned.iter().zip(input.targets) {
-            let p = p as usize;
-            self.free[p] = false;
-            self.dv[p] = (target - self.x[p]) / h - self.v[p];
-        }
+        integrate::constrain(
+            input.pinned,
+            input.targets,
+            h,
+            &self.x,
+            &self.v,
+            &mut self.dv,
+            &mut self.free,
+        );
         let solve = pcg::solve(
             &op,
             &mut self.scratch,
@@ -160,17 +179,10 @@ impl Backend for CpuBackend {
         // Reactions: the handle supplies (A dv - b)/h to each pinned vertex;
         // the cloth pulls on the handle with the opposite.
         op.apply(&mut self.scratch, &self.dv, &mut self.work);
-        let reactions = input
-            .pinned
-            .iter()
-            .map(|&p| (self.rhs[p as usize] - self.work[p as usize]) / h)
-            .collect();
+        let reactions = integrate::reactions(input.pinned, &self.rhs, &self.work, h);
         let solve_ms = t1.elapsed().as_secs_f64() * 1e3;
 
-        for i in 0..self.x.len() {
-            self.v[i] += self.dv[i];
-            self.x[i] += self.v[i] * h;
-        }
+        integrate::integrate(&mut self.x, &mut self.v, &self.dv, h);
         self.steps += 1;
         if let Some(i) = self
             .x

@@ -20,7 +20,7 @@ pub struct Solve {
 }
 
 /// Work vectors, kept between solves to avoid reallocating.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Vectors {
     r: Vec<DVec3>,
     z: Vec<DVec3>,

@@ -4,7 +4,7 @@
 //! submission, and only the scalars are read back between batches.
 
 use super::context::{GpuContext, Module};
-use super::layout::{FaceLin, FaceRest, GpuChannel, HingeLin, Params, ProductMode, Scalars};
+use super::layout::{FaceLin, FaceRest, GpuChannel, HingeLin, HingeRest, Params, ProductMode, Scalars};
 use crate::backend::{Backend, StepInput, StepReport};
 use crate::cloth::Cloth;
 use crate::cpu::Scales;
@@ -70,6 +70,9 @@ pub struct GpuBackend {
     x: wgpu::Buffer,
     v: wgpu::Buffer,
     dv: wgpu::Buffer,
+    force: wgpu::Buffer,
+    stress: wgpu::Buffer,
+    hinge_lin: wgpu::Buffer,
     p: wgpu::Buffer,
     reaction: wgpu::Buffer,
     face_channels: wgpu::Buffer,
@@ -77,23 +80,37 @@ pub struct GpuBackend {
     scalars: wgpu::Buffer,
     staging: wgpu::Buffer,
     kernels: Kernels,
+    /// Bytes of every buffer allocated on the device.
+    device_bytes: u64,
 }
 
-fn storage<T: Pod>(ctx: &GpuContext, label: &str, data: &[T]) -> wgpu::Buffer {
+/// A storage buffer holding `data`, checked against the adapter's limits.
+fn storage<T: Pod>(ctx: &GpuContext, label: &str, data: &[T]) -> Result<wgpu::Buffer> {
     // A binding may not be empty: a mesh without hinges gets one dummy element.
     let bytes: Vec<u8> = if data.is_empty() {
         vec![0u8; size_of::<T>().max(16)]
     } else {
         bytemuck::cast_slice(data).to_vec()
     };
-    ctx.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+    let limit = ctx
+        .limits
+        .max_storage_buffer_binding_size
+        .min(ctx.limits.max_buffer_size);
+    if bytes.len() as u64 > limit {
+        return Err(Error::Gpu(format!(
+            "buffer `{label}` needs {} bytes, more than the adapter's max_storage_buffer_binding_size / \
+             max_buffer_size ({limit} bytes): use a coarser mesh or --backend cpu",
+            bytes.len()
+        )));
+    }
+    Ok(ctx.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
         label: Some(label),
         contents: &bytes,
         usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
-    })
+    }))
 }
 
-fn zeroed<T: Pod + Zeroable>(ctx: &GpuContext, label: &str, count: usize) -> wgpu::Buffer {
+fn zeroed<T: Pod + Zeroable>(ctx: &GpuContext, label: &str, count: usize) -> Result<wgpu::Buffer> {
     storage(ctx, label, &vec![T::zeroed(); count])
 }
 
@@ -126,13 +143,13 @@ impl GpuBackend {
             cloth.mesh.faces.len(),
             cloth.topology.hinges.len(),
         );
-        let bytes_needed = (n * 16 * 12 + nf * (64 + 3 * 48 + 32 + 32) + nh * (64 + 48 + 8)) as u64;
-        let largest = (nf * 3 * size_of::<GpuChannel>()).max(n * 48) as u64;
-        if largest > ctx.limits.max_storage_buffer_binding_size as u64 || largest > ctx.limits.max_buffer_size {
+        let max_groups = ctx.limits.max_compute_workgroups_per_dimension;
+        if groups(n.max(nf).max(nh)) > max_groups {
             return Err(Error::Gpu(format!(
-                "the cloth needs a {largest}-byte buffer ({bytes_needed} bytes in all), more than the adapter's \
-                 max_storage_buffer_binding_size {} / max_buffer_size {}: use a coarser mesh or --backend cpu",
-                ctx.limits.max_storage_buffer_binding_size, ctx.limits.max_buffer_size
+                "the cloth has {} elements, more than {} workgroups of {WORKGROUP} per dispatch \
+                 (max_compute_workgroups_per_dimension): use a coarser mesh or --backend cpu",
+                n.max(nf).max(nh),
+                max_groups
             )));
         }
         let topo = &cloth.topology;
@@ -142,20 +159,9 @@ impl GpuBackend {
             &Params::new(&cloth, &Scales::new(1e-3, 1e-3, 0.0), DVec3::ZERO),
         );
         let faces: Vec<[u32; 4]> = cloth.mesh.faces.iter().map(|f| [f[0], f[1], f[2], 0]).collect();
-        let face_rest: Vec<FaceRest> = cloth
-            .face_rest
-            .iter()
-            .map(|r| FaceRest {
-                beta01: [r.beta[0].x, r.beta[0].y, r.beta[1].x, r.beta[1].y].map(|x| x as f32),
-                beta2: [r.beta[2].x, r.beta[2].y, r.area, 0.0].map(|x| x as f32),
-            })
-            .collect();
+        let face_rest: Vec<FaceRest> = (0..nf).map(|f| FaceRest::new(&cloth, f)).collect();
         let hinges: Vec<[u32; 4]> = topo.hinges.iter().map(|h| h.v).collect();
-        let hinge_rest: Vec<[f32; 2]> = cloth
-            .hinge_rest
-            .iter()
-            .map(|h| [h.theta as f32, h.factor as f32])
-            .collect();
+        let hinge_rest: Vec<HingeRest> = (0..nh).map(|h| HingeRest::new(&cloth, h)).collect();
         let mass: Vec<f32> = cloth.mass.iter().map(|&m| m as f32).collect();
         let face_entries: Vec<[f32; 4]> = topo
             .vertex_faces
@@ -165,7 +171,6 @@ impl GpuBackend {
             .map(|(&(f, a), b)| [f32::from_bits(f), f32::from_bits(a), b.x as f32, b.y as f32])
             .collect();
         let hinge_entries: Vec<[u32; 2]> = topo.vertex_hinges.entries.iter().map(|&(h, a)| [h, a]).collect();
-        let x0: Vec<[f32; 4]> = cloth.mesh.positions.iter().map(|&p| vec4(p)).collect();
         let face_init: Vec<GpuChannel> = (0..nf)
             .flat_map(|_| {
                 cloth
@@ -177,37 +182,38 @@ impl GpuBackend {
         let hinge_init = vec![GpuChannel::from_state(&cloth.material.bending_channel.initial_state()); nh];
 
         let b = |label: &str, data: &[[f32; 4]]| storage(&ctx, label, data);
-        let faces_buf = storage(&ctx, "faces", &faces);
-        let face_rest_buf = storage(&ctx, "face_rest", &face_rest);
-        let hinges_buf = storage(&ctx, "hinges", &hinges);
-        let hinge_rest_buf = storage(&ctx, "hinge_rest", &hinge_rest);
-        let mass_buf = storage(&ctx, "mass", &mass);
-        let face_offsets = storage(&ctx, "face_offsets", &topo.vertex_faces.offsets);
-        let face_entries_buf = storage(&ctx, "face_entries", &face_entries);
-        let hinge_offsets = storage(&ctx, "hinge_offsets", &topo.vertex_hinges.offsets);
-        let hinge_entries_buf = storage(&ctx, "hinge_entries", &hinge_entries);
-        let free = storage(&ctx, "free", &vec![1u32; n]);
-        let targets = b("targets", &vec![[0.0; 4]; n]);
-        let x = b("x", &x0);
+        let faces_buf = storage(&ctx, "faces", &faces)?;
+        let face_rest_buf = storage(&ctx, "face_rest", &face_rest)?;
+        let hinges_buf = storage(&ctx, "hinges", &hinges)?;
+        let hinge_rest_buf = storage(&ctx, "hinge_rest", &hinge_rest)?;
+        let mass_buf = storage(&ctx, "mass", &mass)?;
+        let face_offsets = storage(&ctx, "face_offsets", &topo.vertex_faces.offsets)?;
+        let face_entries_buf = storage(&ctx, "face_entries", &face_entries)?;
+        let hinge_offsets = storage(&ctx, "hinge_offsets", &topo.vertex_hinges.offsets)?;
+        let hinge_entries_buf = storage(&ctx, "hinge_entries", &hinge_entries)?;
+        let free = storage(&ctx, "free", &vec![1u32; n])?;
+        let targets = b("targets", &vec![[0.0; 4]; n])?;
+        // Positions live on the device as displacements from the mesh's.
+        let x = b("x", &vec![[0.0; 4]; n])?;
         let zeros = vec![[0.0f32; 4]; n];
         let (v, dv, force, rhs, reaction) = (
-            b("v", &zeros),
-            b("dv", &zeros),
-            b("force", &zeros),
-            b("rhs", &zeros),
-            b("reaction", &zeros),
+            b("v", &zeros)?,
+            b("dv", &zeros)?,
+            b("force", &zeros)?,
+            b("rhs", &zeros)?,
+            b("reaction", &zeros)?,
         );
-        let (r, z, p, q) = (b("r", &zeros), b("z", &zeros), b("p", &zeros), b("q", &zeros));
-        let face_channels = storage(&ctx, "face_channels", &face_init);
-        let hinge_channels = storage(&ctx, "hinge_channels", &hinge_init);
-        let stress = zeroed::<[f32; 4]>(&ctx, "stress", 2 * nf);
-        let face_lin = zeroed::<FaceLin>(&ctx, "face_lin", nf);
-        let hinge_lin = zeroed::<HingeLin>(&ctx, "hinge_lin", nh);
-        let face_dp = zeroed::<[f32; 4]>(&ctx, "face_dp", 2 * nf);
-        let hinge_s = zeroed::<f32>(&ctx, "hinge_s", nh);
-        let inv_diag = zeroed::<[[f32; 4]; 3]>(&ctx, "inv_diag", n);
-        let scalars = zeroed::<Scalars>(&ctx, "scalars", 1);
-        let partial = zeroed::<[f32; 2]>(&ctx, "partial", groups(n) as usize);
+        let (r, z, p, q) = (b("r", &zeros)?, b("z", &zeros)?, b("p", &zeros)?, b("q", &zeros)?);
+        let face_channels = storage(&ctx, "face_channels", &face_init)?;
+        let hinge_channels = storage(&ctx, "hinge_channels", &hinge_init)?;
+        let stress = zeroed::<[f32; 4]>(&ctx, "stress", 2 * nf)?;
+        let face_lin = zeroed::<FaceLin>(&ctx, "face_lin", nf)?;
+        let hinge_lin = zeroed::<HingeLin>(&ctx, "hinge_lin", nh)?;
+        let face_dp = zeroed::<[f32; 4]>(&ctx, "face_dp", 2 * nf)?;
+        let hinge_s = zeroed::<f32>(&ctx, "hinge_s", nh)?;
+        let inv_diag = zeroed::<[[f32; 4]; 3]>(&ctx, "inv_diag", n)?;
+        let scalars = zeroed::<Scalars>(&ctx, "scalars", 1)?;
+        let partial = zeroed::<[f32; 2]>(&ctx, "partial", groups(n) as usize)?;
         let count = uniform(&ctx, "partial_count", &[groups(n), 0, 0, 0]);
         let mode = |mass_scale: f32, filter_rows: u32| {
             uniform(
@@ -369,7 +375,50 @@ impl GpuBackend {
             reduce_alpha: kernel(&reduce, "reduce_alpha", 1, &reduce_buffers)?,
             reduce_beta: kernel(&reduce, "reduce_beta", 1, &reduce_buffers)?,
         };
+        let device_bytes = [
+            &params,
+            &faces_buf,
+            &face_rest_buf,
+            &hinges_buf,
+            &hinge_rest_buf,
+            &mass_buf,
+            &face_offsets,
+            &face_entries_buf,
+            &hinge_offsets,
+            &hinge_entries_buf,
+            &free,
+            &targets,
+            &x,
+            &v,
+            &dv,
+            &force,
+            &rhs,
+            &reaction,
+            &r,
+            &z,
+            &p,
+            &q,
+            &face_channels,
+            &hinge_channels,
+            &stress,
+            &face_lin,
+            &hinge_lin,
+            &face_dp,
+            &hinge_s,
+            &inv_diag,
+            &scalars,
+            &partial,
+            &count,
+            &mode_rhs,
+            &mode_plain,
+            &mode_pcg,
+            &staging,
+        ]
+        .iter()
+        .map(|b| b.size())
+        .sum();
         Ok(GpuBackend {
+            device_bytes,
             ctx,
             cloth,
             batch: 16,
@@ -379,6 +428,9 @@ impl GpuBackend {
             x,
             v,
             dv,
+            force,
+            stress,
+            hinge_lin,
             p,
             reaction,
             face_channels,
@@ -392,6 +444,11 @@ impl GpuBackend {
     /// The adapter this backend runs on.
     pub fn adapter(&self) -> &wgpu::AdapterInfo {
         &self.ctx.adapter
+    }
+
+    /// Bytes of every buffer this backend holds on the device.
+    pub fn device_bytes(&self) -> u64 {
+        self.device_bytes
     }
 
     /// Sets how many PCG iterations are recorded per submission.
@@ -454,19 +511,45 @@ impl GpuBackend {
             .collect())
     }
 
-    /// Replaces positions and velocities (validation from identical states).
-    pub fn set_state(&mut self, x: &[DVec3], v: &[DVec3]) {
+    /// Replaces positions, velocities and the warm start of the next solve
+    /// (validation from identical states).
+    pub fn set_state(&mut self, x: &[DVec3], v: &[DVec3], dv: &[DVec3]) {
         let q = &self.ctx.queue;
-        q.write_buffer(
-            &self.x,
-            0,
-            bytemuck::cast_slice(&x.iter().map(|&p| vec4(p)).collect::<Vec<_>>()),
-        );
-        q.write_buffer(
-            &self.v,
-            0,
-            bytemuck::cast_slice(&v.iter().map(|&p| vec4(p)).collect::<Vec<_>>()),
-        );
+        let u: Vec<DVec3> = x.iter().zip(&self.cloth.mesh.positions).map(|(p, r)| *p - *r).collect();
+        for (buffer, data) in [(&self.x, &u[..]), (&self.v, v), (&self.dv, dv)] {
+            let packed: Vec<[f32; 4]> = data.iter().map(|&p| vec4(p)).collect();
+            q.write_buffer(buffer, 0, bytemuck::cast_slice(&packed));
+        }
+    }
+
+    /// Every element's corner forces from the last force evaluation (see
+    /// `CpuBackend::element_forces`).
+    pub fn element_forces(&self) -> Result<Vec<DVec3>> {
+        let (nf, nh) = (self.cloth.mesh.faces.len(), self.cloth.topology.hinges.len());
+        let d = |a: &[f32; 4]| DVec3::new(a[0] as f64, a[1] as f64, a[2] as f64);
+        let stress: Vec<[f32; 4]> = self.read(&self.stress, 2 * nf)?;
+        let stress: Vec<[DVec3; 2]> = stress.chunks_exact(2).map(|c| [d(&c[0]), d(&c[1])]).collect();
+        let lin: Vec<HingeLin> = self.read(&self.hinge_lin, nh)?;
+        let force: Vec<f64> = lin.iter().map(|l| l.g[0][3] as f64).collect();
+        let grad: Vec<[DVec3; 4]> = lin.iter().map(|l| l.g.each_ref().map(d)).collect();
+        Ok(crate::measure::element_forces(&self.cloth, &stress, &force, &grad))
+    }
+
+    /// Updates the channels and evaluates the total force at the current
+    /// state, like `CpuBackend::forces`.
+    pub fn forces(&mut self, gravity: DVec3, scales: &Scales) -> Result<Vec<DVec3>> {
+        let params = Params::new(&self.cloth, scales, gravity);
+        self.ctx
+            .queue
+            .write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
+        let k = &self.kernels;
+        self.submit("forces", |e| {
+            let mut pass = Self::pass(e, "element kernels and gather");
+            for kernel in [&k.membrane, &k.bending, &k.gather] {
+                kernel.record(&mut pass);
+            }
+        })?;
+        self.read_vec3(&self.force)
     }
 
     /// Replaces every channel's state (validation from identical states).
@@ -496,7 +579,7 @@ impl GpuBackend {
         let mut targets = vec![[0.0f32; 4]; n];
         for (&i, &t) in input.pinned.iter().zip(input.targets) {
             free[i as usize] = 0;
-            targets[i as usize] = vec4(t);
+            targets[i as usize] = vec4(t - self.cloth.mesh.positions[i as usize]);
         }
         q.write_buffer(&self.free, 0, bytemuck::cast_slice(&free));
         q.write_buffer(&self.targets, 0, bytemuck::cast_slice(&targets));
@@ -613,7 +696,8 @@ impl Backend for GpuBackend {
     }
 
     fn positions(&self) -> Vec<DVec3> {
-        self.read_vec3(&self.x).unwrap_or_default()
+        let u = self.read_vec3(&self.x).unwrap_or_default();
+        u.iter().zip(&self.cloth.mesh.positions).map(|(u, x)| *x + *u).collect()
     }
 
     fn velocities(&self) -> Vec<DVec3> {

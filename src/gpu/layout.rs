@@ -46,6 +46,48 @@ pub struct GpuChannel {
 pub struct FaceRest {
     pub beta01: [f32; 4],
     pub beta2: [f32; 4],
+    pub fx_u: [f32; 4],
+    pub fx_v: [f32; 4],
+}
+
+/// WGSL `HingeRest`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct HingeRest {
+    pub e: [f32; 4],
+    pub a2: [f32; 4],
+    pub a3: [f32; 4],
+}
+
+impl FaceRest {
+    /// Rest data of face `f`, with the deformation gradient and strain of
+    /// the initial positions computed in f64.
+    pub fn new(cloth: &Cloth, f: usize) -> FaceRest {
+        let r = &cloth.face_rest[f];
+        let x = cloth.mesh.faces[f].map(|v| cloth.mesh.positions[v as usize]);
+        let (fu, fv) = r.deformation(x);
+        let e = crate::model::membrane::green_strain(fu, fv);
+        let q = |a: [f64; 4]| a.map(|x| x as f32);
+        FaceRest {
+            beta01: q([r.beta[0].x, r.beta[0].y, r.beta[1].x, r.beta[1].y]),
+            beta2: q([r.beta[2].x, r.beta[2].y, r.area, e[2]]),
+            fx_u: q([fu.x, fu.y, fu.z, e[0]]),
+            fx_v: q([fv.x, fv.y, fv.z, e[1]]),
+        }
+    }
+}
+
+impl HingeRest {
+    pub fn new(cloth: &Cloth, h: usize) -> HingeRest {
+        let x = cloth.topology.hinges[h].v.map(|v| cloth.mesh.positions[v as usize]);
+        let rest = &cloth.hinge_rest[h];
+        let q = |v: glam::DVec3, w: f64| [v.x, v.y, v.z, w].map(|x| x as f32);
+        HingeRest {
+            e: q(x[1] - x[0], rest.theta.sin()),
+            a2: q(x[2] - x[0], rest.factor),
+            a3: q(x[3] - x[0], rest.theta.cos()),
+        }
+    }
 }
 
 /// WGSL `FaceLin`.

@@ -107,7 +107,12 @@ mod tests {
             size_of::<GpuChannel>(),
             off!(GpuChannel, friction, plastic, dir),
         );
-        check("FaceRest", size_of::<FaceRest>(), off!(FaceRest, beta01, beta2));
+        check(
+            "FaceRest",
+            size_of::<FaceRest>(),
+            off!(FaceRest, beta01, beta2, fx_u, fx_v),
+        );
+        check("HingeRest", size_of::<HingeRest>(), off!(HingeRest, e, a2, a3));
         check("FaceLin", size_of::<FaceLin>(), off!(FaceLin, fu, fv, s, c));
         check("HingeLin", size_of::<HingeLin>(), &[]);
         check(

@@ -1,0 +1,224 @@
+//! `crease validate`: the GPU backend against the CPU reference.
+//!
+//! A tandem backend steps the CPU reference and, each step, copies its state
+//! (positions, velocities, warm start, every channel) into a synced GPU
+//! backend: forces, updated channel states and the velocity update are
+//! compared from identical states. A second GPU backend runs freely from the
+//! start, and its positions are compared with the reference's.
+
+use crate::backend::{Backend, StepInput, StepReport};
+use crate::cloth::Cloth;
+use crate::cpu::{CpuBackend, Scales};
+use crate::error::Result;
+use crate::gpu::GpuBackend;
+use crate::measure::Channels;
+use crate::model::channel::ChannelState;
+use crate::scene::Scene;
+use crate::sim::Simulation;
+use glam::DVec3;
+use std::sync::{Arc, Mutex};
+
+/// The acceptance bounds. Forces are compared element by element (each
+/// element's corner forces), relative to the largest reference element force
+/// but at least the force a 1e-5 strain makes on a mean edge (f32 resolves
+/// strains to about 1e-7, so an unstressed reference is compared against
+/// that floor instead of against zero); dv on the free vertices (pinned ones
+/// follow their handles by construction).
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+pub struct Tolerances {
+    /// Max |f_gpu - f_cpu| over vertices, relative to max |f_cpu|.
+    pub forces: f64,
+    /// The same for the velocity update dv.
+    pub dv: f64,
+    /// Fraction of channels in the same stick/slip and yielded state.
+    pub channels: f64,
+    /// Max position deviation of the free-running GPU, relative to the
+    /// cloth's bounding-box diagonal.
+    pub position: f64,
+}
+
+impl Default for Tolerances {
+    fn default() -> Self {
+        Tolerances {
+            forces: 1e-4,
+            dv: 1e-4,
+            channels: 0.99,
+            position: 1e-3,
+        }
+    }
+}
+
+/// The comparison after one step.
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct StepCheck {
+    pub step: u64,
+    pub forces: f64,
+    pub dv: f64,
+    pub channels: f64,
+    pub position: f64,
+    pub cg_cpu: usize,
+    pub cg_gpu: usize,
+}
+
+impl StepCheck {
+    pub fn within(&self, t: &Tolerances) -> bool {
+        self.forces <= t.forces && self.dv <= t.dv && self.channels >= t.channels && self.position <= t.position
+    }
+}
+
+fn max_diff(a: &[DVec3], b: &[DVec3]) -> f64 {
+    a.iter().zip(b).map(|(p, q)| (*p - *q).length()).fold(0.0, f64::max)
+}
+
+/// Max |a - b| relative to max(max |b|, floor).
+fn relative(a: &[DVec3], b: &[DVec3], floor: f64) -> f64 {
+    let scale = b.iter().map(|q| q.length()).fold(floor, f64::max);
+    let diff = max_diff(a, b);
+    if scale == 0.0 { diff } else { diff / scale }
+}
+
+/// Fraction of channels in the same state: the same plastic state (yielded
+/// or not) and the same friction state (stick or slip), where a channel
+/// whose anchors agree to f32 resolution counts as the same (a channel
+/// creeping along its threshold may take either branch in f32 and in f64
+/// while its anchor moves by less than f32 can resolve).
+pub fn channel_agreement(a: &Channels, b: &Channels) -> f64 {
+    let same = |x: &ChannelState, y: &ChannelState| {
+        let anchors = (x.friction.anchor - y.friction.anchor).abs() <= 1e-8 + 1e-5 * x.friction.anchor.abs();
+        (x.friction.slip == y.friction.slip || anchors) && x.plastic.yielded() == y.plastic.yielded()
+    };
+    let hinges = a.hinges.iter().zip(&b.hinges).filter(|(x, y)| same(x, y)).count();
+    let faces = a
+        .faces
+        .iter()
+        .flatten()
+        .zip(b.faces.iter().flatten())
+        .filter(|(x, y)| same(x, y))
+        .count();
+    let total = a.hinges.len() + 3 * a.faces.len();
+    if total == 0 {
+        1.0
+    } else {
+        (hinges + faces) as f64 / total as f64
+    }
+}
+
+struct Tandem {
+    cpu: CpuBackend,
+    synced: GpuBackend,
+    free: GpuBackend,
+    gravity: DVec3,
+    diagonal: f64,
+    /// The force a 1e-5 strain makes on a mean edge.
+    force_floor: f64,
+    checks: Arc<Mutex<Vec<StepCheck>>>,
+}
+
+impl Backend for Tandem {
+    fn name(&self) -> &'static str {
+        "cpu+gpu"
+    }
+
+    fn step(&mut self, input: &StepInput) -> Result<StepReport> {
+        let (x, v, dv0) = (
+            self.cpu.positions(),
+            self.cpu.velocities(),
+            self.cpu.warm_start().to_vec(),
+        );
+        let channels = self.cpu.channels();
+        let sync = |g: &mut GpuBackend| {
+            g.set_state(&x, &v, &dv0);
+            g.set_channels(&channels);
+        };
+        // Forces and channel updates from the reference's state.
+        let scales = Scales::new(input.dt, input.material_dt, self.cpu.cloth().damping);
+        let mut probe = self.cpu.clone();
+        probe.forces(self.gravity, &scales);
+        let f_cpu = probe.element_forces();
+        sync(&mut self.synced);
+        self.synced.forces(self.gravity, &scales)?;
+        let f_gpu = self.synced.element_forces()?;
+        let agreement = channel_agreement(&self.synced.channels(), &probe.channels());
+        // The step from the same state.
+        sync(&mut self.synced);
+        let report = self.cpu.step(input)?;
+        let gpu_report = self.synced.step(input)?;
+        // dv of the free vertices (pinned ones follow their handles).
+        let mut free = vec![true; v.len()];
+        for &p in input.pinned {
+            free[p as usize] = false;
+        }
+        let dv_of = |after: Vec<DVec3>| {
+            after
+                .iter()
+                .zip(&v)
+                .zip(&free)
+                .filter(|(_, f)| **f)
+                .map(|((a, b), _)| *a - *b)
+                .collect::<Vec<_>>()
+        };
+        let dv_cpu = dv_of(self.cpu.velocities());
+        let dv_gpu = dv_of(self.synced.velocities());
+        self.free.step(input)?;
+        let position = max_diff(&self.free.positions(), &self.cpu.positions()) / self.diagonal;
+        let mut checks = self
+            .checks
+            .lock()
+            .map_err(|_| crate::Error::Step("validation state poisoned".into()))?;
+        let step = checks.len() as u64 + 1;
+        checks.push(StepCheck {
+            step,
+            forces: relative(&f_gpu, &f_cpu, self.force_floor),
+            dv: relative(&dv_gpu, &dv_cpu, 0.0),
+            channels: agreement,
+            position,
+            cg_cpu: report.cg_iterations,
+            cg_gpu: gpu_report.cg_iterations,
+        });
+        Ok(report)
+    }
+
+    fn positions(&self) -> Vec<DVec3> {
+        self.cpu.positions()
+    }
+
+    fn velocities(&self) -> Vec<DVec3> {
+        self.cpu.velocities()
+    }
+
+    fn channels(&self) -> Channels {
+        self.cpu.channels()
+    }
+
+    fn cloth(&self) -> Arc<Cloth> {
+        self.cpu.cloth()
+    }
+}
+
+/// Runs `steps` steps of `scene` on both backends and returns one check per
+/// step; `each` is called after every step.
+pub fn validate(scene: Scene, steps: u64, each: &mut dyn FnMut(&StepCheck)) -> Result<Vec<StepCheck>> {
+    let cloth = Arc::clone(&scene.cloth);
+    let checks = Arc::new(Mutex::new(Vec::new()));
+    let tandem = Tandem {
+        cpu: CpuBackend::new(Arc::clone(&cloth)),
+        synced: GpuBackend::new(Arc::clone(&cloth))?,
+        free: GpuBackend::new(Arc::clone(&cloth))?,
+        gravity: scene.gravity,
+        diagonal: cloth.diagonal(),
+        force_floor: {
+            let s = cloth.material.stretching;
+            let edges: Vec<f64> = cloth.face_rest.iter().flat_map(|r| r.edge_len).collect();
+            s.k11.max(s.k22) * 1e-5 * edges.iter().sum::<f64>() / edges.len().max(1) as f64
+        },
+        checks: Arc::clone(&checks),
+    };
+    let mut sim = Simulation::new(scene, Box::new(tandem));
+    while !sim.done() && sim.steps() < steps {
+        sim.step()?;
+        let last = checks.lock().ok().and_then(|c| c.last().copied()).unwrap_or_default();
+        each(&last);
+    }
+    let out = checks.lock().map(|c| c.clone()).unwrap_or_default();
+    Ok(out)
+}
