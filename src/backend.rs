@@ -37,12 +37,18 @@ pub trait Backend {
     fn name(&self) -> &'static str;
     /// Advances the state by one linearised backward-Euler step.
     fn step(&mut self, input: &StepInput) -> Result<StepReport>;
-    fn positions(&self) -> Vec<DVec3>;
-    fn velocities(&self) -> Vec<DVec3>;
+    /// State readback (a GPU backend copies it from the device, which can fail).
+    fn positions(&self) -> Result<Vec<DVec3>>;
+    fn velocities(&self) -> Result<Vec<DVec3>>;
     /// Friction and plastic state of every channel.
-    fn channels(&self) -> Channels;
-    fn measure(&self) -> Measures {
-        crate::measure::measure(&self.cloth(), &self.positions(), &self.velocities(), &self.channels())
+    fn channels(&self) -> Result<Channels>;
+    fn measure(&self) -> Result<Measures> {
+        Ok(crate::measure::measure(
+            &self.cloth(),
+            &self.positions()?,
+            &self.velocities()?,
+            &self.channels()?,
+        ))
     }
     fn cloth(&self) -> std::sync::Arc<crate::cloth::Cloth>;
 }

@@ -121,11 +121,11 @@ impl Backend for Tandem {
 
     fn step(&mut self, input: &StepInput) -> Result<StepReport> {
         let (x, v, dv0) = (
-            self.cpu.positions(),
-            self.cpu.velocities(),
+            self.cpu.positions()?,
+            self.cpu.velocities()?,
             self.cpu.warm_start().to_vec(),
         );
-        let channels = self.cpu.channels();
+        let channels = self.cpu.channels()?;
         let sync = |g: &mut GpuBackend| {
             g.set_state(&x, &v, &dv0);
             g.set_channels(&channels);
@@ -138,7 +138,7 @@ impl Backend for Tandem {
         sync(&mut self.synced);
         self.synced.forces(self.gravity, &scales)?;
         let f_gpu = self.synced.element_forces()?;
-        let agreement = channel_agreement(&self.synced.channels(), &probe.channels());
+        let agreement = channel_agreement(&self.synced.channels()?, &probe.channels()?);
         // The step from the same state.
         sync(&mut self.synced);
         let report = self.cpu.step(input)?;
@@ -157,10 +157,10 @@ impl Backend for Tandem {
                 .map(|((a, b), _)| *a - *b)
                 .collect::<Vec<_>>()
         };
-        let dv_cpu = dv_of(self.cpu.velocities());
-        let dv_gpu = dv_of(self.synced.velocities());
+        let dv_cpu = dv_of(self.cpu.velocities()?);
+        let dv_gpu = dv_of(self.synced.velocities()?);
         self.free.step(input)?;
-        let position = max_diff(&self.free.positions(), &self.cpu.positions()) / self.diagonal;
+        let position = max_diff(&self.free.positions()?, &self.cpu.positions()?) / self.diagonal;
         let mut checks = self
             .checks
             .lock()
@@ -178,15 +178,15 @@ impl Backend for Tandem {
         Ok(report)
     }
 
-    fn positions(&self) -> Vec<DVec3> {
+    fn positions(&self) -> Result<Vec<DVec3>> {
         self.cpu.positions()
     }
 
-    fn velocities(&self) -> Vec<DVec3> {
+    fn velocities(&self) -> Result<Vec<DVec3>> {
         self.cpu.velocities()
     }
 
-    fn channels(&self) -> Channels {
+    fn channels(&self) -> Result<Channels> {
         self.cpu.channels()
     }
 

@@ -204,19 +204,19 @@ impl Backend for CpuBackend {
         })
     }
 
-    fn positions(&self) -> Vec<DVec3> {
-        self.x.clone()
+    fn positions(&self) -> Result<Vec<DVec3>> {
+        Ok(self.x.clone())
     }
 
-    fn velocities(&self) -> Vec<DVec3> {
-        self.v.clone()
+    fn velocities(&self) -> Result<Vec<DVec3>> {
+        Ok(self.v.clone())
     }
 
-    fn channels(&self) -> Channels {
-        Channels {
+    fn channels(&self) -> Result<Channels> {
+        Ok(Channels {
             hinges: self.hinges.channel.clone(),
             faces: self.faces.channel.clone(),
-        }
+        })
     }
 
     fn cloth(&self) -> Arc<Cloth> {
@@ -287,7 +287,7 @@ mod tests {
         let mut b = CpuBackend::new(Arc::clone(&cloth));
         b.set_state(&x, &vec![DVec3::ZERO; x.len()]);
         let f = b.forces(DVec3::ZERO, &Scales::new(1e-3, 1.0, 0.0)).to_vec();
-        let ch = b.channels();
+        let ch = b.channels().unwrap();
         let slipped = ch.faces.iter().flatten().filter(|c| c.friction.slip).count();
         let bent = ch.hinges.iter().filter(|c| c.plastic.eps_p != 0.0).count();
         let flowed = ch.faces.iter().flatten().filter(|c| c.plastic.eps_p != 0.0).count();

@@ -375,6 +375,7 @@ impl GpuBackend {
             reduce_alpha: kernel(&reduce, "reduce_alpha", 1, &reduce_buffers)?,
             reduce_beta: kernel(&reduce, "reduce_beta", 1, &reduce_buffers)?,
         };
+        ctx.check()?;
         let device_bytes = [
             &params,
             &faces_buf,
@@ -695,27 +696,27 @@ impl Backend for GpuBackend {
         self.try_step(input)
     }
 
-    fn positions(&self) -> Vec<DVec3> {
-        let u = self.read_vec3(&self.x).unwrap_or_default();
-        u.iter().zip(&self.cloth.mesh.positions).map(|(u, x)| *x + *u).collect()
+    fn positions(&self) -> Result<Vec<DVec3>> {
+        let u = self.read_vec3(&self.x)?;
+        Ok(u.iter().zip(&self.cloth.mesh.positions).map(|(u, x)| *x + *u).collect())
     }
 
-    fn velocities(&self) -> Vec<DVec3> {
-        self.read_vec3(&self.v).unwrap_or_default()
+    fn velocities(&self) -> Result<Vec<DVec3>> {
+        self.read_vec3(&self.v)
     }
 
-    fn channels(&self) -> Channels {
+    fn channels(&self) -> Result<Channels> {
         let nf = self.cloth.mesh.faces.len();
         let nh = self.cloth.topology.hinges.len();
-        let faces: Vec<GpuChannel> = self.read(&self.face_channels, 3 * nf).unwrap_or_default();
-        let hinges: Vec<GpuChannel> = self.read(&self.hinge_channels, nh).unwrap_or_default();
-        Channels {
+        let faces: Vec<GpuChannel> = self.read(&self.face_channels, 3 * nf)?;
+        let hinges: Vec<GpuChannel> = self.read(&self.hinge_channels, nh)?;
+        Ok(Channels {
             hinges: hinges.iter().map(GpuChannel::to_state).collect(),
             faces: faces
                 .chunks_exact(3)
                 .map(|c| [c[0].to_state(), c[1].to_state(), c[2].to_state()])
                 .collect(),
-        }
+        })
     }
 
     fn cloth(&self) -> Arc<Cloth> {

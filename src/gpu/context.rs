@@ -4,12 +4,16 @@
 use super::shaders;
 use crate::error::{Error, Result};
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 pub struct GpuContext {
     pub adapter: wgpu::AdapterInfo,
     pub limits: wgpu::Limits,
     pub device: wgpu::Device,
     pub queue: wgpu::Queue,
+    /// The first error the device reported outside an error scope (wgpu's
+    /// default would panic), or its loss: surfaced by `check`.
+    fault: Arc<Mutex<Option<String>>>,
 }
 
 fn instance() -> wgpu::Instance {
@@ -47,12 +51,39 @@ impl GpuContext {
             ..Default::default()
         }))
         .map_err(|e| Error::Gpu(format!("the adapter refused a device: {e}")))?;
+        let fault: Arc<Mutex<Option<String>>> = Arc::default();
+        let record = |fault: &Arc<Mutex<Option<String>>>, message: String| {
+            if let Ok(mut f) = fault.lock() {
+                f.get_or_insert(message);
+            }
+        };
+        let f = Arc::clone(&fault);
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            let kind = match e {
+                wgpu::Error::OutOfMemory { .. } => "out of device memory (use a coarser mesh or --backend cpu)",
+                _ => "device error",
+            };
+            record(&f, format!("{kind}: {e}"));
+        }));
+        let f = Arc::clone(&fault);
+        device.set_device_lost_callback(move |reason, message| {
+            record(&f, format!("the device was lost ({reason:?}): {message}"));
+        });
         Ok(GpuContext {
             adapter: adapter.get_info(),
             limits,
             device,
             queue,
+            fault,
         })
+    }
+
+    /// The device's first uncaptured error or loss, as an error.
+    pub fn check(&self) -> Result<()> {
+        match self.fault.lock().ok().and_then(|f| f.clone()) {
+            Some(message) => Err(Error::Gpu(message)),
+            None => Ok(()),
+        }
     }
 }
 

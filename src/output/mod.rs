@@ -133,7 +133,7 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
     let write_frame = |sim: &Simulation, row: &MetricsRow, frame: usize, csv: &mut String| -> Result<()> {
         write_atomic(
             &frame_path(&opts.out_dir, frame),
-            write_obj(&sim.scene.cloth.mesh, &sim.backend().positions()).as_bytes(),
+            write_obj(&sim.scene.cloth.mesh, &sim.backend().positions()?).as_bytes(),
         )?;
         if csv.is_empty() {
             csv.push_str(&row.header(&handles));
@@ -143,17 +143,20 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
         csv.push('\n');
         write_atomic(&opts.out_dir.join("metrics.csv"), csv.as_bytes())
     };
-    let row_now = |sim: &Simulation, acc: (usize, f64, u64), residual: f64, reactions: &[Reaction]| MetricsRow {
-        time: sim.time(),
-        material_time: sim.material_time(),
-        phase: sim.phase_name().to_string(),
-        measures: sim.backend().measure(),
-        cg_iterations: if acc.2 > 0 { acc.0 as f64 / acc.2 as f64 } else { 0.0 },
-        cg_residual: residual,
-        ms_per_step: if acc.2 > 0 { acc.1 / acc.2 as f64 } else { 0.0 },
-        reactions: reactions.to_vec(),
-    };
-    let mut row = row_now(sim, acc, 0.0, &reactions);
+    let row_now =
+        |sim: &Simulation, acc: (usize, f64, u64), residual: f64, reactions: &[Reaction]| -> Result<MetricsRow> {
+            Ok(MetricsRow {
+                time: sim.time(),
+                material_time: sim.material_time(),
+                phase: sim.phase_name().to_string(),
+                measures: sim.backend().measure()?,
+                cg_iterations: if acc.2 > 0 { acc.0 as f64 / acc.2 as f64 } else { 0.0 },
+                cg_residual: residual,
+                ms_per_step: if acc.2 > 0 { acc.1 / acc.2 as f64 } else { 0.0 },
+                reactions: reactions.to_vec(),
+            })
+        };
+    let mut row = row_now(sim, acc, 0.0, &reactions)?;
     write_frame(sim, &row, frame, &mut csv)?;
     while !sim.done() && sim.steps() < total_steps {
         let info = sim.step()?;
@@ -163,7 +166,7 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
         reactions = info.reactions;
         if sim.steps().is_multiple_of(frame_steps) || sim.steps() == total_steps || sim.done() {
             frame += 1;
-            row = row_now(sim, acc, info.report.cg_residual, &reactions);
+            row = row_now(sim, acc, info.report.cg_residual, &reactions)?;
             write_frame(sim, &row, frame, &mut csv)?;
             acc = (0, 0.0, 0);
         }
@@ -205,8 +208,8 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
 pub fn dump_state(out_dir: &Path, sim: &Simulation) -> Result<()> {
     let backend = sim.backend();
     let cloth = &sim.scene.cloth;
-    let x = backend.positions();
-    let ch = backend.channels();
+    let x = backend.positions()?;
+    let ch = backend.channels()?;
     const STATE: &str = "anchor,t_stick,sigma,slip,eps_p,eps_hp,eps_y,t_p,dir";
     let state = |c: &crate::model::channel::ChannelState| {
         let (f, p) = (&c.friction, &c.plastic);

@@ -94,7 +94,7 @@ impl Simulation {
         let start = std::time::Instant::now();
         let phase = &self.scene.phases[self.phase];
         if self.phase_step == 0 {
-            let x = self.backend.positions();
+            let x = self.backend.positions()?;
             for (k, state) in self.handles.iter_mut().enumerate() {
                 state.begin_phase(phase.actions[k].as_ref(), &self.scene.handles[k].vertices, &x);
             }

@@ -31,10 +31,10 @@ pub fn run_variant(
     while !sim.done() {
         sim.step().unwrap();
         if sim.steps() == total - settle {
-            before = Some(sim.backend().measure());
+            before = Some(sim.backend().measure().unwrap());
         }
     }
-    let m = sim.backend().measure();
+    let m = sim.backend().measure().unwrap();
     // At rest: the bends no longer change (a released cloth in zero gravity
     // may still drift or spin as a whole; that changes no bend).
     let b = before.unwrap();
