@@ -31,6 +31,8 @@ pub struct StepReport {
     /// Wall time of force and Hessian evaluation, and of the solve, ms.
     pub forces_ms: f64,
     pub solve_ms: f64,
+    /// Compute dispatches the step recorded (0 on the CPU).
+    pub dispatches: u64,
 }
 
 pub trait Backend {

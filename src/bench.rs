@@ -21,6 +21,18 @@ pub struct BenchRow {
     /// Everything else: handle targets, reactions, integration.
     pub other_ms: f64,
     pub cg_iterations: f64,
+    /// GPU only: compute dispatches per step.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dispatches_per_step: Option<f64>,
+    /// GPU only: bytes one CG iteration moves (a model of its kernels).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes_per_iteration: Option<u64>,
+    /// GPU only: effective bandwidth of the CG iterations, GB/s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pcg_gbps: Option<f64>,
+    /// GPU only: a plain streaming copy of the same size on the same adapter, GB/s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub copy_gbps: Option<f64>,
 }
 
 /// The refinement factor whose mesh is closest to `vertices`.
@@ -42,7 +54,7 @@ pub fn twist_scene(k: usize, overrides: &[String]) -> Result<Scene> {
 pub fn run_twist(scene: Scene, backend: Box<dyn Backend>, steps: u64) -> Result<BenchRow> {
     let (vertices, faces) = (scene.cloth.vertex_count(), scene.cloth.mesh.faces.len());
     let mut sim = Simulation::new(scene, backend);
-    let (mut total, mut forces, mut solve, mut cg) = (0.0, 0.0, 0.0, 0usize);
+    let (mut total, mut forces, mut solve, mut cg, mut dispatches) = (0.0, 0.0, 0.0, 0usize, 0u64);
     let mut done = 0;
     while done < steps && !sim.done() {
         let info = sim.step()?;
@@ -50,6 +62,7 @@ pub fn run_twist(scene: Scene, backend: Box<dyn Backend>, steps: u64) -> Result<
         forces += info.report.forces_ms;
         solve += info.report.solve_ms;
         cg += info.report.cg_iterations;
+        dispatches += info.report.dispatches;
         done += 1;
     }
     let n = done.max(1) as f64;
@@ -63,5 +76,20 @@ pub fn run_twist(scene: Scene, backend: Box<dyn Backend>, steps: u64) -> Result<
         solve_ms: solve / n,
         other_ms: (total - forces - solve) / n,
         cg_iterations: cg as f64 / n,
+        dispatches_per_step: (dispatches > 0).then(|| dispatches as f64 / n),
+        bytes_per_iteration: None,
+        pcg_gbps: None,
+        copy_gbps: None,
     })
+}
+
+/// The GPU's figures for a measured row of `cloth`: bytes per iteration,
+/// the PCG's effective bandwidth (over the solve time) and that of a
+/// same-size copy on the same adapter.
+pub fn gpu_figures(row: &mut BenchRow, cloth: &crate::cloth::Cloth, ctx: &crate::gpu::GpuContext) -> Result<()> {
+    let bytes = crate::gpu::bytes_per_iteration(cloth);
+    row.bytes_per_iteration = Some(bytes);
+    row.pcg_gbps = Some(bytes as f64 * row.cg_iterations / (row.solve_ms / 1e3) / 1e9);
+    row.copy_gbps = Some(crate::gpu::copy_bandwidth(ctx, bytes, 20)?);
+    Ok(())
 }

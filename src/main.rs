@@ -30,6 +30,8 @@ enum BackendChoice {
     Gpu,
     /// The f64 CPU reference (rayon).
     Cpu,
+    /// Both, one after the other (bench only).
+    Both,
 }
 
 #[derive(Subcommand)]
@@ -163,7 +165,14 @@ fn resolve(choice: BackendChoice) -> BackendChoice {
 fn make_backend(choice: BackendChoice, scene: &Scene) -> crease::Result<Box<dyn Backend>> {
     Ok(match resolve(choice) {
         BackendChoice::Gpu => Box::new(GpuBackend::new(Arc::clone(&scene.cloth))?),
-        _ => Box::new(CpuBackend::new(Arc::clone(&scene.cloth))),
+        // `resolve` turns auto into gpu or cpu.
+        BackendChoice::Cpu | BackendChoice::Auto => Box::new(CpuBackend::new(Arc::clone(&scene.cloth))),
+        BackendChoice::Both => {
+            return Err(crease::Error::Argument {
+                arg: "--backend both".into(),
+                message: "runs both backends only in `crease bench`; use auto, gpu or cpu".into(),
+            });
+        }
     })
 }
 
@@ -403,31 +412,62 @@ fn real_main() -> Result<()> {
                 if steps == 0 {
                     bail!("argument --steps: must be at least 1");
                 }
-                let backend = resolve(backend);
+                let backends = match backend {
+                    BackendChoice::Both => vec![BackendChoice::Cpu, BackendChoice::Gpu],
+                    other => vec![resolve(other)],
+                };
                 let mut rows = Vec::new();
                 println!(
-                    "{:>8} {:>8} {:>7} {:>11} {:>10} {:>10} {:>9} {:>8}",
-                    "backend", "vertices", "steps", "ms/step", "forces_ms", "solve_ms", "other_ms", "cg_iter"
+                    "{:>8} {:>8} {:>6} {:>10} {:>10} {:>10} {:>9} {:>8} {:>10} {:>11} {:>8} {:>8}",
+                    "backend",
+                    "vertices",
+                    "steps",
+                    "ms/step",
+                    "forces_ms",
+                    "solve_ms",
+                    "other_ms",
+                    "cg_iter",
+                    "dispatch",
+                    "bytes/iter",
+                    "pcg_GB/s",
+                    "copy_GB/s"
                 );
                 for target in vertices {
-                    let scene = crease::bench::twist_scene(crease::bench::refinement(target), &set)?;
-                    let b = make_backend(backend, &scene)?;
-                    let row = crease::bench::run_twist(scene, b, steps)?;
-                    println!(
-                        "{:>8} {:>8} {:>7} {:>11.2} {:>10.2} {:>10.2} {:>9.2} {:>8.1}",
-                        row.backend,
-                        row.vertices,
-                        row.steps,
-                        row.ms_per_step,
-                        row.forces_ms,
-                        row.solve_ms,
-                        row.other_ms,
-                        row.cg_iterations
-                    );
-                    rows.push(row);
+                    for &b in &backends {
+                        let scene = crease::bench::twist_scene(crease::bench::refinement(target), &set)?;
+                        let cloth = Arc::clone(&scene.cloth);
+                        let backend = make_backend(b, &scene)?;
+                        let mut row = crease::bench::run_twist(scene, backend, steps)?;
+                        if b == BackendChoice::Gpu {
+                            crease::bench::gpu_figures(&mut row, &cloth, &GpuContext::new()?)?;
+                        }
+                        let opt =
+                            |v: Option<f64>, digits: usize| v.map(|x| format!("{x:.digits$}")).unwrap_or("-".into());
+                        println!(
+                            "{:>8} {:>8} {:>6} {:>10.2} {:>10.2} {:>10.2} {:>9.2} {:>8.1} {:>10} {:>11} {:>8} {:>8}",
+                            row.backend,
+                            row.vertices,
+                            row.steps,
+                            row.ms_per_step,
+                            row.forces_ms,
+                            row.solve_ms,
+                            row.other_ms,
+                            row.cg_iterations,
+                            opt(row.dispatches_per_step, 0),
+                            opt(row.bytes_per_iteration.map(|b| b as f64), 0),
+                            opt(row.pcg_gbps, 2),
+                            opt(row.copy_gbps, 2),
+                        );
+                        rows.push(row);
+                    }
                 }
                 if let Some(path) = json {
-                    let v = serde_json::json!({ "backend": rows.first().map(|r| r.backend.clone()), "rows": rows });
+                    let name = if backends.len() > 1 {
+                        "both".to_string()
+                    } else {
+                        rows.first().map(|r| r.backend.clone()).unwrap_or_default()
+                    };
+                    let v = serde_json::json!({ "backend": name, "rows": rows });
                     output::write_atomic(&path, serde_json::to_string_pretty(&v)?.as_bytes())
                         .with_context(|| format!("writing {}", path.display()))?;
                 }

@@ -201,6 +201,7 @@ impl Backend for CpuBackend {
             reactions,
             forces_ms,
             solve_ms,
+            dispatches: 0,
         })
     }
 

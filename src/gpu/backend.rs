@@ -634,7 +634,10 @@ impl GpuBackend {
             k.first_direction.record(&mut pass);
         })?;
         let mut s: Scalars = self.read(&self.scalars, 1)?[0];
+        // forces 4, start 10 + 6, finish 6, and 7 per recorded iteration.
+        let mut dispatches = 26;
         while s.done == 0 {
+            dispatches += 7 * self.batch as u64;
             self.submit("pcg", |e| {
                 let mut pass = Self::pass(e, "pcg iterations");
                 for _ in 0..self.batch {
@@ -683,6 +686,7 @@ impl GpuBackend {
             reactions,
             forces_ms,
             solve_ms,
+            dispatches,
         })
     }
 }
@@ -722,4 +726,63 @@ impl Backend for GpuBackend {
     fn cloth(&self) -> Arc<Cloth> {
         Arc::clone(&self.cloth)
     }
+}
+
+/// Bytes one PCG iteration reads and writes, by a model of its kernels:
+/// per face 224 (indices, rest data, linearisation, three p, dP), per
+/// hinge 148 (indices, bending mode, four p, the product), per vertex 256
+/// (gather: offsets, p, mass, flag, q; update; direction) plus 48 per
+/// face incidence and 76 per hinge incidence. Element data gathered by
+/// several vertices counts once per read.
+pub fn bytes_per_iteration(c: &Cloth) -> u64 {
+    let (n, nf, nh) = (
+        c.vertex_count() as u64,
+        c.mesh.faces.len() as u64,
+        c.topology.hinges.len() as u64,
+    );
+    let incidences = (
+        c.topology.vertex_faces.entries.len() as u64,
+        c.topology.vertex_hinges.entries.len() as u64,
+    );
+    224 * nf + 148 * nh + 256 * n + 48 * incidences.0 + 76 * incidences.1
+}
+
+/// Effective bandwidth, GB/s, of a plain streaming copy of `bytes` on
+/// this adapter (read + write counted), over `repeats` dispatches.
+pub fn copy_bandwidth(ctx: &GpuContext, bytes: u64, repeats: u32) -> Result<f64> {
+    let elements = (bytes / 16).max(1) as usize;
+    let src = zeroed::<[f32; 4]>(ctx, "copy_src", elements)?;
+    let dst = zeroed::<[f32; 4]>(ctx, "copy_dst", elements)?;
+    let module = Module::new(ctx, "copy")?;
+    let groups_total = groups(elements);
+    let max = ctx.limits.max_compute_workgroups_per_dimension;
+    let (gx, gy) = (groups_total.min(max), groups_total.div_ceil(max));
+    let kernel = Kernel {
+        pipeline: module.pipeline(ctx, "main")?,
+        group: module.bind_group(ctx, &[("src", &src), ("dst", &dst)])?,
+        workgroups: gx,
+    };
+    let run = |count: u32| -> Result<f64> {
+        let t = Instant::now();
+        let mut e = ctx
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("copy") });
+        {
+            let mut pass = GpuBackend::pass(&mut e, "copy");
+            pass.set_pipeline(&kernel.pipeline);
+            pass.set_bind_group(0, &kernel.group, &[]);
+            for _ in 0..count {
+                pass.dispatch_workgroups(gx, gy, 1);
+            }
+        }
+        ctx.queue.submit([e.finish()]);
+        ctx.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| Error::Gpu(format!("waiting for the device: {e}")))?;
+        ctx.check()?;
+        Ok(t.elapsed().as_secs_f64())
+    };
+    run(1)?;
+    let seconds = run(repeats)?;
+    Ok(2.0 * (elements * 16) as f64 * repeats as f64 / seconds / 1e9)
 }

@@ -7,5 +7,5 @@ pub mod context;
 pub mod layout;
 pub mod shaders;
 
-pub use backend::GpuBackend;
+pub use backend::{GpuBackend, bytes_per_iteration, copy_bandwidth};
 pub use context::{GpuContext, adapters};

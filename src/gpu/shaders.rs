@@ -10,7 +10,8 @@ const SHARED: &[(&str, &str)] = &[
     ("shared/channel.wgsl", include_str!("../../shaders/shared/channel.wgsl")),
 ];
 
-/// The kernel files: (name, source). Each has a CPU twin `src/cpu/<name>.rs`.
+/// The kernel files: (name, source). Each kernel of a step has a CPU twin
+/// `src/cpu/<name>.rs`; `copy` is the bandwidth probe of `crease bench`.
 pub const KERNELS: &[(&str, &str)] = &[
     ("membrane", include_str!("../../shaders/membrane.wgsl")),
     ("bending", include_str!("../../shaders/bending.wgsl")),
@@ -19,6 +20,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("pcg", include_str!("../../shaders/pcg.wgsl")),
     ("reduce", include_str!("../../shaders/reduce.wgsl")),
     ("integrate", include_str!("../../shaders/integrate.wgsl")),
+    ("copy", include_str!("../../shaders/copy.wgsl")),
 ];
 
 /// The full source of a kernel: the shared files, then the kernel.
