@@ -7,10 +7,12 @@
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> hinges: array<vec4<u32>>;
 @group(0) @binding(2) var<storage, read> hinge_rest: array<HingeRest>;
+@group(0) @binding(8) var<storage, read> hinge_rest_a3: array<vec4<f32>>; // X3 - X0, cos(theta_rest)
 @group(0) @binding(3) var<storage, read> x: array<vec4<f32>>;        // displacements u = x - X
 @group(0) @binding(4) var<storage, read> v: array<vec4<f32>>;
-@group(0) @binding(5) var<storage, read_write> channels: array<ChannelState>;
-@group(0) @binding(6) var<storage, read_write> lin: array<HingeLin>;
+@group(0) @binding(5) var<storage, read_write> channels: array<PackedChannel>;
+@group(0) @binding(6) var<storage, read_write> lin_a: array<HingeHalf>;
+@group(0) @binding(7) var<storage, read_write> lin_b: array<HingeHalf>;
 
 @compute @workgroup_size(WORKGROUP)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
@@ -20,12 +22,13 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     let h = hinges[i];
     let rest = hinge_rest[i];
+    let rest3 = hinge_rest_a3[i];
     let u0 = x[h.x].xyz;
     // Edge x0 -> x1, face A = (x0, x1, x2), face B = (x1, x0, x3); the edge
     // vectors are rest vectors plus displacement differences.
     let e = rest.e.xyz + (x[h.y].xyz - u0);
     let d2 = rest.a2.xyz + (x[h.z].xyz - u0);
-    let d3 = rest.a3.xyz + (x[h.w].xyz - u0);
+    let d3 = rest3.xyz + (x[h.w].xyz - u0);
     let na = cross(e, d2);
     let nb = cross(-e, d3 - e);
     let e2 = dot(e, e);
@@ -33,7 +36,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     // theta - theta_rest = atan2(sin, cos) of the difference of the angles.
     let sin_t = dot(cross(na, nb), e / len);
     let cos_t = dot(na, nb);
-    let strain = atan2_accurate(sin_t * rest.a3.w - cos_t * rest.e.w, cos_t * rest.a3.w + sin_t * rest.e.w);
+    let strain = atan2_accurate(sin_t * rest3.w - cos_t * rest.e.w, cos_t * rest3.w + sin_t * rest.e.w);
     let g2 = na * (-len / dot(na, na));
     let g3 = nb * (-len / dot(nb, nb));
     let a2 = dot(d2, e) / e2;
@@ -42,12 +45,13 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     let g1 = -(g2 * a2 + g3 * a3);
     let rate = dot(g0, v[h.x].xyz) + dot(g1, v[h.y].xyz) + dot(g2, v[h.z].xyz) + dot(g3, v[h.w].xyz);
     let kb = params.step.z;
-    var state = channels[i];
+    var state = unpack_channel(channels[i]);
     let c = channel_update(params.bending, params.models.x, params.models.y, &state,
                            strain, rate, kb, params.step.x, params.step.y);
-    channels[i] = state;
+    channels[i] = pack_channel(state);
     let factor = rest.a2.w;
     let force = -factor * (kb * (strain - c.eps_p) + c.stress);
     let coef = factor * (params.scales.x * kb + params.scales.y * c.stiffness + params.scales.z * c.damping);
-    lin[i] = HingeLin(vec4<f32>(g0, force), vec4<f32>(g1, coef), vec4<f32>(g2, 0.0), vec4<f32>(g3, 0.0));
+    lin_a[i] = HingeHalf(vec4<f32>(g0, force), vec4<f32>(g1, coef));
+    lin_b[i] = HingeHalf(vec4<f32>(g2, 0.0), vec4<f32>(g3, 0.0));
 }

@@ -12,16 +12,17 @@
 @group(0) @binding(6) var<storage, read> stress: array<vec4<f32>>;
 @group(0) @binding(7) var<storage, read> face_lin: array<FaceLin>;
 @group(0) @binding(8) var<storage, read> face_rest: array<FaceRest>;
-@group(0) @binding(9) var<storage, read> hinge_lin: array<HingeLin>;
+@group(0) @binding(9) var<storage, read> hinge_lin_a: array<HingeHalf>;
+@group(0) @binding(12) var<storage, read> hinge_lin_b: array<HingeHalf>;
 @group(0) @binding(10) var<storage, read_write> force: array<vec4<f32>>;
 @group(0) @binding(11) var<storage, read_write> inv_diag: array<mat3x3<f32>>;
 
-fn hinge_grad(l: HingeLin, k: u32) -> vec3<f32> {
+fn hinge_grad(h: u32, k: u32) -> vec3<f32> {
     switch k {
-        case 0u: { return l.g0.xyz; }
-        case 1u: { return l.g1.xyz; }
-        case 2u: { return l.g2.xyz; }
-        default: { return l.g3.xyz; }
+        case 0u: { return hinge_lin_a[h].a.xyz; }
+        case 1u: { return hinge_lin_a[h].b.xyz; }
+        case 2u: { return hinge_lin_b[h].a.xyz; }
+        default: { return hinge_lin_b[h].b.xyz; }
     }
 }
 
@@ -69,10 +70,10 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     for (var k = hinge_offsets[v]; k < hinge_offsets[v + 1u]; k++) {
         let entry = hinge_entries[k];
-        let l = hinge_lin[entry.x];
-        let g = hinge_grad(l, entry.y);
-        f += g * l.g0.w;
-        block += outer(g, g) * l.g1.w;
+        let l = hinge_lin_a[entry.x];
+        let g = hinge_grad(entry.x, entry.y);
+        f += g * l.a.w;
+        block += outer(g, g) * l.b.w;
     }
     force[v] = vec4<f32>(f, 0.0);
     inv_diag[v] = inverse3(block);

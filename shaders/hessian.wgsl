@@ -11,7 +11,8 @@
 @group(0) @binding(4) var<storage, read> p: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read_write> face_dp: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read> hinges: array<vec4<u32>>;
-@group(0) @binding(7) var<storage, read> hinge_lin: array<HingeLin>;
+@group(0) @binding(7) var<storage, read> hinge_lin_a: array<HingeHalf>;
+@group(0) @binding(18) var<storage, read> hinge_lin_b: array<HingeHalf>;
 @group(0) @binding(8) var<storage, read_write> hinge_s: array<f32>;
 @group(0) @binding(9) var<uniform> mode: ProductMode;
 @group(0) @binding(10) var<storage, read> mass: array<f32>;
@@ -58,17 +59,18 @@ fn hinge_product(@builtin(global_invocation_id) id: vec3<u32>) {
         return;
     }
     let h = hinges[i];
-    let l = hinge_lin[i];
-    let gp = dot(l.g0.xyz, p[h.x].xyz) + dot(l.g1.xyz, p[h.y].xyz) + dot(l.g2.xyz, p[h.z].xyz) + dot(l.g3.xyz, p[h.w].xyz);
-    hinge_s[i] = l.g1.w * gp;
+    let a = hinge_lin_a[i];
+    let b = hinge_lin_b[i];
+    let gp = dot(a.a.xyz, p[h.x].xyz) + dot(a.b.xyz, p[h.y].xyz) + dot(b.a.xyz, p[h.z].xyz) + dot(b.b.xyz, p[h.w].xyz);
+    hinge_s[i] = a.b.w * gp;
 }
 
-fn hinge_grad(l: HingeLin, k: u32) -> vec3<f32> {
+fn hinge_grad(h: u32, k: u32) -> vec3<f32> {
     switch k {
-        case 0u: { return l.g0.xyz; }
-        case 1u: { return l.g1.xyz; }
-        case 2u: { return l.g2.xyz; }
-        default: { return l.g3.xyz; }
+        case 0u: { return hinge_lin_a[h].a.xyz; }
+        case 1u: { return hinge_lin_a[h].b.xyz; }
+        case 2u: { return hinge_lin_b[h].a.xyz; }
+        default: { return hinge_lin_b[h].b.xyz; }
     }
 }
 
@@ -87,7 +89,7 @@ fn gather_product(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_i
             }
             for (var k = hinge_offsets[v]; k < hinge_offsets[v + 1u]; k++) {
                 let entry = hinge_entries[k];
-                y += hinge_grad(hinge_lin[entry.x], entry.y) * hinge_s[entry.x];
+                y += hinge_grad(entry.x, entry.y) * hinge_s[entry.x];
             }
             y += p[v].xyz * (mode.mass_scale * mass[v]);
         }

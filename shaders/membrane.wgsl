@@ -8,7 +8,9 @@
 @group(0) @binding(2) var<storage, read> face_rest: array<FaceRest>;
 @group(0) @binding(3) var<storage, read> x: array<vec4<f32>>;        // displacements u = x - X
 @group(0) @binding(4) var<storage, read> v: array<vec4<f32>>;
-@group(0) @binding(5) var<storage, read_write> channels: array<ChannelState>;
+@group(0) @binding(5) var<storage, read_write> channels_uu: array<PackedChannel>;
+@group(0) @binding(8) var<storage, read_write> channels_vv: array<PackedChannel>;
+@group(0) @binding(9) var<storage, read_write> channels_uv: array<PackedChannel>;
 @group(0) @binding(6) var<storage, read_write> stress: array<vec4<f32>>;
 @group(0) @binding(7) var<storage, read_write> lin: array<FaceLin>;
 
@@ -74,10 +76,19 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     var sigma_friction = vec3<f32>(0.0);
     var extra = vec3<f32>(0.0);
     for (var c = 0u; c < 3u; c++) {
-        var state = channels[3u * i + c];
+        var state: ChannelState;
+        switch c {
+            case 0u: { state = unpack_channel(channels_uu[i]); }
+            case 1u: { state = unpack_channel(channels_vv[i]); }
+            default: { state = unpack_channel(channels_uv[i]); }
+        }
         let out = channel_update(params.in_plane[c], params.models.z, params.models.w, &state,
                                  e[c], rate[c], stiffness[c], params.step.x, params.step.y);
-        channels[3u * i + c] = state;
+        switch c {
+            case 0u: { channels_uu[i] = pack_channel(state); }
+            case 1u: { channels_vv[i] = pack_channel(state); }
+            default: { channels_uv[i] = pack_channel(state); }
+        }
         eps_p[c] = out.eps_p;
         sigma_friction[c] = out.stress;
         extra[c] = params.scales.y * out.stiffness + params.scales.z * out.damping;

@@ -22,11 +22,31 @@ struct Params {
     in_plane: array<ChannelParams, 3>,
 }
 
-// State of one channel (model/channel.rs `ChannelState`).
+// State of one channel while a kernel updates it (model/channel.rs
+// `ChannelState`).
 struct ChannelState {
     friction: vec4<f32>,   // anchor, t_stick, sigma, slip (0/1)
     plastic: vec4<f32>,    // eps_p, eps_hp, eps_y, t_p
     dir: vec4<f32>,        // sign of the last plastic flow, -, -, -
+}
+
+// A channel's state as stored (layout.rs `PackedChannel`), 32 bytes: the
+// slip flag and the plastic direction share friction.w as
+// slip + 2 (dir + 1), small integers that f32 holds exactly.
+struct PackedChannel {
+    friction: vec4<f32>,
+    plastic: vec4<f32>,
+}
+
+fn unpack_channel(p: PackedChannel) -> ChannelState {
+    let flags = p.friction.w;
+    let slip = flags - 2.0 * floor(flags / 2.0);
+    let dir = floor(flags / 2.0) - 1.0;
+    return ChannelState(vec4<f32>(p.friction.xyz, slip), p.plastic, vec4<f32>(dir, 0.0, 0.0, 0.0));
+}
+
+fn pack_channel(s: ChannelState) -> PackedChannel {
+    return PackedChannel(vec4<f32>(s.friction.xyz, s.friction.w + 2.0 * (s.dir.x + 1.0)), s.plastic);
 }
 
 // What a channel's update leaves for the force and system (`ChannelForce`).
@@ -63,11 +83,12 @@ struct FaceRest {
 // positions X (so angles come from X + u without cancellation), the rest
 // angle as its sine and cosine (the kernel takes atan2 of the angle change,
 // whose error scales with the change: WGSL's atan2 is only accurate to a
-// few thousand ULP), and the stiffness factor.
+// few thousand ULP), and the stiffness factor. The third vector, X3 - X0
+// with cos(theta_rest), is a buffer of its own so that each buffer of a
+// million-vertex cloth stays under a 128 MiB binding limit.
 struct HingeRest {
     e: vec4<f32>,          // X1 - X0, sin(theta_rest)
     a2: vec4<f32>,         // X2 - X0, stiffness factor s_e
-    a3: vec4<f32>,         // X3 - X0, cos(theta_rest)
 }
 
 // A face's linearisation, already scaled for the system (layout.rs `FaceLin`,
@@ -79,12 +100,13 @@ struct FaceLin {
     c: vec4<f32>,          // channel stiffness c_uu, c_uu_vv, c_vv, c_uv
 }
 
-// A hinge's bending mode and coefficients (layout.rs `HingeLin`).
-struct HingeLin {
-    g0: vec4<f32>,         // xyz: dtheta/dx0, w: force coefficient
-    g1: vec4<f32>,         // xyz: dtheta/dx1, w: system coefficient
-    g2: vec4<f32>,
-    g3: vec4<f32>,
+// Half of a hinge's bending mode and coefficients (layout.rs `HingeHalf`),
+// stored in two buffers so each stays under the adapter's binding limit:
+// the first half holds dtheta/dx0 (w: force coefficient) and dtheta/dx1
+// (w: system coefficient), the second dtheta/dx2 and dtheta/dx3.
+struct HingeHalf {
+    a: vec4<f32>,
+    b: vec4<f32>,
 }
 
 // Device-side scalars of a PCG solve (layout.rs `Scalars`).

@@ -4,7 +4,7 @@
 //! submission, and only the scalars are read back between batches.
 
 use super::context::{GpuContext, Module};
-use super::layout::{FaceLin, FaceRest, GpuChannel, HingeLin, HingeRest, Params, ProductMode, Scalars};
+use super::layout::{FaceLin, FaceRest, HingeHalf, HingeRest, PackedChannel, Params, ProductMode, Scalars};
 use crate::backend::{Backend, StepInput, StepReport};
 use crate::cloth::Cloth;
 use crate::cpu::Scales;
@@ -72,10 +72,11 @@ pub struct GpuBackend {
     dv: wgpu::Buffer,
     force: wgpu::Buffer,
     stress: wgpu::Buffer,
-    hinge_lin: wgpu::Buffer,
+    hinge_lin_a: wgpu::Buffer,
+    hinge_lin_b: wgpu::Buffer,
     p: wgpu::Buffer,
     reaction: wgpu::Buffer,
-    face_channels: wgpu::Buffer,
+    face_channels: [wgpu::Buffer; 3],
     hinge_channels: wgpu::Buffer,
     scalars: wgpu::Buffer,
     staging: wgpu::Buffer,
@@ -161,7 +162,8 @@ impl GpuBackend {
         let faces: Vec<[u32; 4]> = cloth.mesh.faces.iter().map(|f| [f[0], f[1], f[2], 0]).collect();
         let face_rest: Vec<FaceRest> = (0..nf).map(|f| FaceRest::new(&cloth, f)).collect();
         let hinges: Vec<[u32; 4]> = topo.hinges.iter().map(|h| h.v).collect();
-        let hinge_rest: Vec<HingeRest> = (0..nh).map(|h| HingeRest::new(&cloth, h)).collect();
+        let (hinge_rest, hinge_rest_a3): (Vec<HingeRest>, Vec<[f32; 4]>) =
+            (0..nh).map(|h| HingeRest::new(&cloth, h)).unzip();
         let mass: Vec<f32> = cloth.mass.iter().map(|&m| m as f32).collect();
         let face_entries: Vec<[f32; 4]> = topo
             .vertex_faces
@@ -171,21 +173,18 @@ impl GpuBackend {
             .map(|(&(f, a), b)| [f32::from_bits(f), f32::from_bits(a), b.x as f32, b.y as f32])
             .collect();
         let hinge_entries: Vec<[u32; 2]> = topo.vertex_hinges.entries.iter().map(|&(h, a)| [h, a]).collect();
-        let face_init: Vec<GpuChannel> = (0..nf)
-            .flat_map(|_| {
-                cloth
-                    .material
-                    .in_plane_channels
-                    .map(|c| GpuChannel::from_state(&c.initial_state()))
-            })
-            .collect();
-        let hinge_init = vec![GpuChannel::from_state(&cloth.material.bending_channel.initial_state()); nh];
+        let face_init = cloth
+            .material
+            .in_plane_channels
+            .map(|c| vec![PackedChannel::from_state(&c.initial_state()); nf]);
+        let hinge_init = vec![PackedChannel::from_state(&cloth.material.bending_channel.initial_state()); nh];
 
         let b = |label: &str, data: &[[f32; 4]]| storage(&ctx, label, data);
         let faces_buf = storage(&ctx, "faces", &faces)?;
         let face_rest_buf = storage(&ctx, "face_rest", &face_rest)?;
         let hinges_buf = storage(&ctx, "hinges", &hinges)?;
         let hinge_rest_buf = storage(&ctx, "hinge_rest", &hinge_rest)?;
+        let hinge_rest_a3_buf = storage(&ctx, "hinge_rest_a3", &hinge_rest_a3)?;
         let mass_buf = storage(&ctx, "mass", &mass)?;
         let face_offsets = storage(&ctx, "face_offsets", &topo.vertex_faces.offsets)?;
         let face_entries_buf = storage(&ctx, "face_entries", &face_entries)?;
@@ -204,11 +203,16 @@ impl GpuBackend {
             b("reaction", &zeros)?,
         );
         let (r, z, p, q) = (b("r", &zeros)?, b("z", &zeros)?, b("p", &zeros)?, b("q", &zeros)?);
-        let face_channels = storage(&ctx, "face_channels", &face_init)?;
+        let face_channels = [
+            storage(&ctx, "channels_uu", &face_init[0])?,
+            storage(&ctx, "channels_vv", &face_init[1])?,
+            storage(&ctx, "channels_uv", &face_init[2])?,
+        ];
         let hinge_channels = storage(&ctx, "hinge_channels", &hinge_init)?;
         let stress = zeroed::<[f32; 4]>(&ctx, "stress", 2 * nf)?;
         let face_lin = zeroed::<FaceLin>(&ctx, "face_lin", nf)?;
-        let hinge_lin = zeroed::<HingeLin>(&ctx, "hinge_lin", nh)?;
+        let hinge_lin_a = zeroed::<HingeHalf>(&ctx, "hinge_lin_a", nh)?;
+        let hinge_lin_b = zeroed::<HingeHalf>(&ctx, "hinge_lin_b", nh)?;
         let face_dp = zeroed::<[f32; 4]>(&ctx, "face_dp", 2 * nf)?;
         let hinge_s = zeroed::<f32>(&ctx, "hinge_s", nh)?;
         let inv_diag = zeroed::<[[f32; 4]; 3]>(&ctx, "inv_diag", n)?;
@@ -228,8 +232,8 @@ impl GpuBackend {
         };
         let (mode_rhs, mode_plain, mode_pcg) = (mode(0.0, 0), mode(1.0, 0), mode(1.0, 1));
         let staging_size = (n * 16)
-            .max(nf * 3 * size_of::<GpuChannel>())
-            .max(nh * size_of::<GpuChannel>())
+            .max(nf * 3 * size_of::<PackedChannel>())
+            .max(nh * size_of::<PackedChannel>())
             .max(64);
         let staging = ctx.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("staging"),
@@ -268,7 +272,8 @@ impl GpuBackend {
             ("p", &p),
             ("face_dp", &face_dp),
             ("hinges", &hinges_buf),
-            ("hinge_lin", &hinge_lin),
+            ("hinge_lin_a", &hinge_lin_a),
+            ("hinge_lin_b", &hinge_lin_b),
             ("hinge_s", &hinge_s),
             ("mass", &mass_buf),
             ("face_offsets", &face_offsets),
@@ -317,7 +322,9 @@ impl GpuBackend {
                     ("face_rest", &face_rest_buf),
                     ("x", &x),
                     ("v", &v),
-                    ("channels", &face_channels),
+                    ("channels_uu", &face_channels[0]),
+                    ("channels_vv", &face_channels[1]),
+                    ("channels_uv", &face_channels[2]),
                     ("stress", &stress),
                     ("lin", &face_lin),
                 ],
@@ -330,10 +337,12 @@ impl GpuBackend {
                     ("params", &params),
                     ("hinges", &hinges_buf),
                     ("hinge_rest", &hinge_rest_buf),
+                    ("hinge_rest_a3", &hinge_rest_a3_buf),
                     ("x", &x),
                     ("v", &v),
                     ("channels", &hinge_channels),
-                    ("lin", &hinge_lin),
+                    ("lin_a", &hinge_lin_a),
+                    ("lin_b", &hinge_lin_b),
                 ],
             )?,
             gather: kernel(
@@ -350,7 +359,8 @@ impl GpuBackend {
                     ("stress", &stress),
                     ("face_lin", &face_lin),
                     ("face_rest", &face_rest_buf),
-                    ("hinge_lin", &hinge_lin),
+                    ("hinge_lin_a", &hinge_lin_a),
+                    ("hinge_lin_b", &hinge_lin_b),
                     ("force", &force),
                     ("inv_diag", &inv_diag),
                 ],
@@ -382,6 +392,7 @@ impl GpuBackend {
             &face_rest_buf,
             &hinges_buf,
             &hinge_rest_buf,
+            &hinge_rest_a3_buf,
             &mass_buf,
             &face_offsets,
             &face_entries_buf,
@@ -399,11 +410,14 @@ impl GpuBackend {
             &z,
             &p,
             &q,
-            &face_channels,
+            &face_channels[0],
+            &face_channels[1],
+            &face_channels[2],
             &hinge_channels,
             &stress,
             &face_lin,
-            &hinge_lin,
+            &hinge_lin_a,
+            &hinge_lin_b,
             &face_dp,
             &hinge_s,
             &inv_diag,
@@ -431,7 +445,8 @@ impl GpuBackend {
             dv,
             force,
             stress,
-            hinge_lin,
+            hinge_lin_a,
+            hinge_lin_b,
             p,
             reaction,
             face_channels,
@@ -530,9 +545,14 @@ impl GpuBackend {
         let d = |a: &[f32; 4]| DVec3::new(a[0] as f64, a[1] as f64, a[2] as f64);
         let stress: Vec<[f32; 4]> = self.read(&self.stress, 2 * nf)?;
         let stress: Vec<[DVec3; 2]> = stress.chunks_exact(2).map(|c| [d(&c[0]), d(&c[1])]).collect();
-        let lin: Vec<HingeLin> = self.read(&self.hinge_lin, nh)?;
-        let force: Vec<f64> = lin.iter().map(|l| l.g[0][3] as f64).collect();
-        let grad: Vec<[DVec3; 4]> = lin.iter().map(|l| l.g.each_ref().map(d)).collect();
+        let a: Vec<HingeHalf> = self.read(&self.hinge_lin_a, nh)?;
+        let b: Vec<HingeHalf> = self.read(&self.hinge_lin_b, nh)?;
+        let force: Vec<f64> = a.iter().map(|h| h.a[3] as f64).collect();
+        let grad: Vec<[DVec3; 4]> = a
+            .iter()
+            .zip(&b)
+            .map(|(a, b)| [d(&a.a), d(&a.b), d(&b.a), d(&b.b)])
+            .collect();
         Ok(crate::measure::element_forces(&self.cloth, &stress, &force, &grad))
     }
 
@@ -555,15 +575,14 @@ impl GpuBackend {
 
     /// Replaces every channel's state (validation from identical states).
     pub fn set_channels(&mut self, ch: &Channels) {
-        let faces: Vec<GpuChannel> = ch.faces.iter().flatten().map(GpuChannel::from_state).collect();
-        let hinges: Vec<GpuChannel> = ch.hinges.iter().map(GpuChannel::from_state).collect();
-        self.ctx
-            .queue
-            .write_buffer(&self.face_channels, 0, bytemuck::cast_slice(&faces));
+        let q = &self.ctx.queue;
+        for (c, buffer) in self.face_channels.iter().enumerate() {
+            let packed: Vec<PackedChannel> = ch.faces.iter().map(|f| PackedChannel::from_state(&f[c])).collect();
+            q.write_buffer(buffer, 0, bytemuck::cast_slice(&packed));
+        }
+        let hinges: Vec<PackedChannel> = ch.hinges.iter().map(PackedChannel::from_state).collect();
         if !hinges.is_empty() {
-            self.ctx
-                .queue
-                .write_buffer(&self.hinge_channels, 0, bytemuck::cast_slice(&hinges));
+            q.write_buffer(&self.hinge_channels, 0, bytemuck::cast_slice(&hinges));
         }
     }
 
@@ -712,14 +731,17 @@ impl Backend for GpuBackend {
     fn channels(&self) -> Result<Channels> {
         let nf = self.cloth.mesh.faces.len();
         let nh = self.cloth.topology.hinges.len();
-        let faces: Vec<GpuChannel> = self.read(&self.face_channels, 3 * nf)?;
-        let hinges: Vec<GpuChannel> = self.read(&self.hinge_channels, nh)?;
+        let mut faces = vec![[PackedChannel::zeroed().to_state(); 3]; nf];
+        for (c, buffer) in self.face_channels.iter().enumerate() {
+            let packed: Vec<PackedChannel> = self.read(buffer, nf)?;
+            for (f, p) in faces.iter_mut().zip(&packed) {
+                f[c] = p.to_state();
+            }
+        }
+        let hinges: Vec<PackedChannel> = self.read(&self.hinge_channels, nh)?;
         Ok(Channels {
-            hinges: hinges.iter().map(GpuChannel::to_state).collect(),
-            faces: faces
-                .chunks_exact(3)
-                .map(|c| [c[0].to_state(), c[1].to_state(), c[2].to_state()])
-                .collect(),
+            hinges: hinges.iter().map(PackedChannel::to_state).collect(),
+            faces,
         })
     }
 
@@ -732,7 +754,7 @@ impl Backend for GpuBackend {
 /// per face 224 (indices, rest data, linearisation, three p, dP), per
 /// hinge 148 (indices, bending mode, four p, the product), per vertex 256
 /// (gather: offsets, p, mass, flag, q; update; direction) plus 48 per
-/// face incidence and 76 per hinge incidence. Element data gathered by
+/// face incidence and 28 per hinge incidence. Element data gathered by
 /// several vertices counts once per read.
 pub fn bytes_per_iteration(c: &Cloth) -> u64 {
     let (n, nf, nh) = (
@@ -744,7 +766,7 @@ pub fn bytes_per_iteration(c: &Cloth) -> u64 {
         c.topology.vertex_faces.entries.len() as u64,
         c.topology.vertex_hinges.entries.len() as u64,
     );
-    224 * nf + 148 * nh + 256 * n + 48 * incidences.0 + 76 * incidences.1
+    224 * nf + 148 * nh + 256 * n + 48 * incidences.0 + 28 * incidences.1
 }
 
 /// Effective bandwidth, GB/s, of a plain streaming copy of `bytes` on

@@ -31,13 +31,13 @@ pub struct Params {
     pub in_plane: [ChannelParams; 3],
 }
 
-/// WGSL `ChannelState`.
+/// WGSL `PackedChannel`: friction (anchor, t_stick, sigma, flags) with
+/// flags = slip + 2 (dir + 1), and plastic (eps_p, eps_hp, eps_y, t_p).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
-pub struct GpuChannel {
+pub struct PackedChannel {
     pub friction: [f32; 4],
     pub plastic: [f32; 4],
-    pub dir: [f32; 4],
 }
 
 /// WGSL `FaceRest`.
@@ -50,13 +50,13 @@ pub struct FaceRest {
     pub fx_v: [f32; 4],
 }
 
-/// WGSL `HingeRest`.
+/// WGSL `HingeRest`, with its third vector (`X3 - X0`, cos theta_rest),
+/// which the device keeps in a buffer of its own.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
 pub struct HingeRest {
     pub e: [f32; 4],
     pub a2: [f32; 4],
-    pub a3: [f32; 4],
 }
 
 impl FaceRest {
@@ -78,15 +78,15 @@ impl FaceRest {
 }
 
 impl HingeRest {
-    pub fn new(cloth: &Cloth, h: usize) -> HingeRest {
+    pub fn new(cloth: &Cloth, h: usize) -> (HingeRest, [f32; 4]) {
         let x = cloth.topology.hinges[h].v.map(|v| cloth.mesh.positions[v as usize]);
         let rest = &cloth.hinge_rest[h];
         let q = |v: glam::DVec3, w: f64| [v.x, v.y, v.z, w].map(|x| x as f32);
-        HingeRest {
+        let r = HingeRest {
             e: q(x[1] - x[0], rest.theta.sin()),
             a2: q(x[2] - x[0], rest.factor),
-            a3: q(x[3] - x[0], rest.theta.cos()),
-        }
+        };
+        (r, q(x[3] - x[0], rest.theta.cos()))
     }
 }
 
@@ -100,11 +100,12 @@ pub struct FaceLin {
     pub c: [f32; 4],
 }
 
-/// WGSL `HingeLin`.
+/// WGSL `HingeHalf`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
-pub struct HingeLin {
-    pub g: [[f32; 4]; 4],
+pub struct HingeHalf {
+    pub a: [f32; 4],
+    pub b: [f32; 4],
 }
 
 /// WGSL `Scalars`.
@@ -192,31 +193,32 @@ impl Params {
     }
 }
 
-impl GpuChannel {
-    pub fn from_state(s: &ChannelState) -> GpuChannel {
+impl PackedChannel {
+    pub fn from_state(s: &ChannelState) -> PackedChannel {
         let (f, p) = (&s.friction, &s.plastic);
-        GpuChannel {
-            friction: [f.anchor, f.t_stick, f.sigma, if f.slip { 1.0 } else { 0.0 }].map(|x| x as f32),
+        let flags = f64::from(u8::from(f.slip)) + 2.0 * (p.dir + 1.0);
+        PackedChannel {
+            friction: [f.anchor, f.t_stick, f.sigma, flags].map(|x| x as f32),
             plastic: [p.eps_p, p.eps_hp, p.eps_y, p.t_p].map(|x| x as f32),
-            dir: [p.dir as f32, 0.0, 0.0, 0.0],
         }
     }
 
     pub fn to_state(&self) -> ChannelState {
         let (f, p) = (self.friction.map(f64::from), self.plastic.map(f64::from));
+        let half = (f[3] / 2.0).floor();
         ChannelState {
             friction: FrictionState {
                 anchor: f[0],
                 t_stick: f[1],
                 sigma: f[2],
-                slip: f[3] != 0.0,
+                slip: f[3] - 2.0 * half != 0.0,
             },
             plastic: PlasticState {
                 eps_p: p[0],
                 eps_hp: p[1],
                 eps_y: p[2],
                 t_p: p[3],
-                dir: f64::from(self.dir[0]),
+                dir: half - 1.0,
             },
         }
     }

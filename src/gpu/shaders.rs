@@ -105,18 +105,18 @@ mod tests {
             off!(ChannelParams, dwell, dahl, hardening),
         );
         check(
-            "ChannelState",
-            size_of::<GpuChannel>(),
-            off!(GpuChannel, friction, plastic, dir),
+            "PackedChannel",
+            size_of::<PackedChannel>(),
+            off!(PackedChannel, friction, plastic),
         );
         check(
             "FaceRest",
             size_of::<FaceRest>(),
             off!(FaceRest, beta01, beta2, fx_u, fx_v),
         );
-        check("HingeRest", size_of::<HingeRest>(), off!(HingeRest, e, a2, a3));
+        check("HingeRest", size_of::<HingeRest>(), off!(HingeRest, e, a2));
         check("FaceLin", size_of::<FaceLin>(), off!(FaceLin, fu, fv, s, c));
-        check("HingeLin", size_of::<HingeLin>(), &[]);
+        check("HingeHalf", size_of::<HingeHalf>(), off!(HingeHalf, a, b));
         check(
             "Scalars",
             size_of::<Scalars>(),
