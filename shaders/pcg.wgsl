@@ -27,6 +27,14 @@ fn pinned_guess(@builtin(global_invocation_id) id: vec3<u32>) {
     p[v] = select(dv[v], vec4<f32>(0.0), is_free[v] != 0u);
 }
 
+// Stores the residual r_v and z_v = P r_v; returns (r . r, r . z) of vertex v.
+fn store_residual(v: u32, ri: vec3<f32>) -> vec2<f32> {
+    let zi = inv_diag[v] * ri;
+    r[v] = vec4<f32>(ri, 0.0);
+    z[v] = vec4<f32>(zi, 0.0);
+    return vec2<f32>(dot(ri, ri), dot(ri, zi));
+}
+
 // r = S (rhs - q), z = P r; partial sums of (r . r, r . z).
 @compute @workgroup_size(WORKGROUP)
 fn residual(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocation_index) local: u32,
@@ -34,14 +42,7 @@ fn residual(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocat
     let v = id.x;
     var sums = vec2<f32>(0.0);
     if (v < params.counts.x) {
-        var ri = vec3<f32>(0.0);
-        if (is_free[v] != 0u) {
-            ri = rhs[v].xyz - q[v].xyz;
-        }
-        let zi = inv_diag[v] * ri;
-        r[v] = vec4<f32>(ri, 0.0);
-        z[v] = vec4<f32>(zi, 0.0);
-        sums = vec2<f32>(dot(ri, ri), dot(ri, zi));
+        sums = store_residual(v, select(vec3<f32>(0.0), rhs[v].xyz - q[v].xyz, is_free[v] != 0u));
     }
     let total = workgroup_sum(local, sums);
     if (local == 0u) {
@@ -59,11 +60,7 @@ fn update(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocatio
     if (v < params.counts.x && running) {
         let alpha = scalars.alpha;
         dv[v] = vec4<f32>(dv[v].xyz + p[v].xyz * alpha, 0.0);
-        let ri = r[v].xyz - q[v].xyz * alpha;
-        let zi = inv_diag[v] * ri;
-        r[v] = vec4<f32>(ri, 0.0);
-        z[v] = vec4<f32>(zi, 0.0);
-        sums = vec2<f32>(dot(ri, ri), dot(ri, zi));
+        sums = store_residual(v, r[v].xyz - q[v].xyz * alpha);
     }
     let total = workgroup_sum(local, sums);
     if (local == 0u) {

@@ -43,6 +43,20 @@ const TIME_INDEPENDENT: [&str; 2] = [
     "cloth.material.in_plane_plasticity.model=time-independent",
 ];
 
+/// Short and long holds, with the paper's plasticity and with
+/// time-independent hardening.
+fn ours_and_time_independent() -> Vec<Variant> {
+    vec![
+        variant("short", &[]),
+        variant("long", &[HOLD_LONG]),
+        variant("time-independent-short", &TIME_INDEPENDENT),
+        variant(
+            "time-independent-long",
+            &[TIME_INDEPENDENT[0], TIME_INDEPENDENT[1], HOLD_LONG],
+        ),
+    ]
+}
+
 /// The experiments, by name.
 pub fn all() -> Vec<Experiment> {
     let bend_cols: &[&str] = &[
@@ -67,29 +81,13 @@ pub fn all() -> Vec<Experiment> {
         Experiment {
             name: "ablation-plastic",
             scene: "ablation-plastic",
-            variants: vec![
-                variant("short", &[]),
-                variant("long", &[HOLD_LONG]),
-                variant("time-independent-short", &TIME_INDEPENDENT),
-                variant(
-                    "time-independent-long",
-                    &[TIME_INDEPENDENT[0], TIME_INDEPENDENT[1], HOLD_LONG],
-                ),
-            ],
+            variants: ours_and_time_independent(),
             columns: bend_cols,
         },
         Experiment {
             name: "twist-flatten",
             scene: "twist-flatten",
-            variants: vec![
-                variant("short", &[]),
-                variant("long", &[HOLD_LONG]),
-                variant("time-independent-short", &TIME_INDEPENDENT),
-                variant(
-                    "time-independent-long",
-                    &[TIME_INDEPENDENT[0], TIME_INDEPENDENT[1], HOLD_LONG],
-                ),
-            ],
+            variants: ours_and_time_independent(),
             columns: &[
                 "mean_abs_bend",
                 "max_abs_bend",

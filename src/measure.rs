@@ -3,7 +3,7 @@
 
 use crate::cloth::Cloth;
 use crate::model::bending::dihedral;
-use crate::model::channel::{ChannelState, FrictionModel, PlasticModel};
+use crate::model::channel::{ChannelState, FrictionModel, Models, PlasticModel};
 use glam::DVec3;
 
 /// Energies and statistics of one state. Bends are |theta - theta_rest| in
@@ -30,6 +30,38 @@ pub struct Measures {
     pub mean_abs_plastic_in_plane: f64,
     /// Largest distance of a vertex from its initial position, m.
     pub max_displacement: f64,
+}
+
+/// Counts over the channels of one family whose models are on.
+#[derive(Default)]
+struct Tally {
+    friction: usize,
+    slips: usize,
+    plastic: usize,
+    yields: usize,
+    sum_abs_plastic: f64,
+    max_abs_plastic: f64,
+}
+
+impl Tally {
+    fn of<'a>(channels: impl Iterator<Item = &'a ChannelState>, models: &Models) -> Tally {
+        let friction_on = models.friction != FrictionModel::None;
+        let plastic_on = models.plasticity != PlasticModel::None;
+        let mut t = Tally::default();
+        for c in channels {
+            if friction_on {
+                t.friction += 1;
+                t.slips += usize::from(c.friction.slip);
+            }
+            if plastic_on {
+                t.plastic += 1;
+                t.yields += usize::from(c.plastic.yielded());
+                t.sum_abs_plastic += c.plastic.eps_p.abs();
+                t.max_abs_plastic = t.max_abs_plastic.max(c.plastic.eps_p.abs());
+            }
+        }
+        t
+    }
 }
 
 /// Every channel's state: one per hinge, three per face.
@@ -80,44 +112,19 @@ pub fn measure(cloth: &Cloth, x: &[DVec3], v: &[DVec3], ch: &Channels) -> Measur
         .map(|(p, q)| (*p - *q).length())
         .fold(0.0, f64::max);
 
-    let friction_on = |f: FrictionModel| f != FrictionModel::None;
-    let plastic_on = |p: PlasticModel| p != PlasticModel::None;
-    let (bf, bp) = (
-        friction_on(m.bending_models.friction),
-        plastic_on(m.bending_models.plasticity),
+    let bending = Tally::of(ch.hinges.iter(), &m.bending_models);
+    let in_plane = Tally::of(ch.faces.iter().flatten(), &m.in_plane_models);
+    out.mean_abs_plastic_bend = mean(bending.sum_abs_plastic, bending.plastic);
+    out.max_abs_plastic_bend = bending.max_abs_plastic;
+    out.mean_abs_plastic_in_plane = mean(in_plane.sum_abs_plastic, in_plane.plastic);
+    out.slip_fraction = mean(
+        (bending.slips + in_plane.slips) as f64,
+        bending.friction + in_plane.friction,
     );
-    let (pf, pp) = (
-        friction_on(m.in_plane_models.friction),
-        plastic_on(m.in_plane_models.plasticity),
+    out.yield_fraction = mean(
+        (bending.yields + in_plane.yields) as f64,
+        bending.plastic + in_plane.plastic,
     );
-    let (mut slips, mut friction_channels, mut yields, mut plastic_channels) = (0usize, 0usize, 0usize, 0usize);
-    for c in &ch.hinges {
-        if bf {
-            friction_channels += 1;
-            slips += c.friction.slip as usize;
-        }
-        if bp {
-            plastic_channels += 1;
-            yields += c.plastic.yielded() as usize;
-            out.mean_abs_plastic_bend += c.plastic.eps_p.abs();
-            out.max_abs_plastic_bend = out.max_abs_plastic_bend.max(c.plastic.eps_p.abs());
-        }
-    }
-    out.mean_abs_plastic_bend = mean(out.mean_abs_plastic_bend, if bp { ch.hinges.len() } else { 0 });
-    for c in ch.faces.iter().flatten() {
-        if pf {
-            friction_channels += 1;
-            slips += c.friction.slip as usize;
-        }
-        if pp {
-            plastic_channels += 1;
-            yields += c.plastic.yielded() as usize;
-            out.mean_abs_plastic_in_plane += c.plastic.eps_p.abs();
-        }
-    }
-    out.mean_abs_plastic_in_plane = mean(out.mean_abs_plastic_in_plane, if pp { 3 * ch.faces.len() } else { 0 });
-    out.slip_fraction = mean(slips as f64, friction_channels);
-    out.yield_fraction = mean(yields as f64, plastic_channels);
     out
 }
 
