@@ -1,7 +1,7 @@
 //! `GpuBackend`: buffers uploaded once, bind groups built once, and a step
 //! recorded as labelled compute passes. The PCG loop stays on the device:
-//! its scalars live in a buffer, `batch` iterations are recorded per
-//! submission, and only the scalars are read back between batches.
+//! its scalars live in a buffer, `solver.readback_interval` iterations are
+//! recorded per submission, and only the scalars are read back between them.
 
 use super::context::{GpuContext, Module};
 use super::layout::{FaceLin, FaceRest, HingeHalf, HingeRest, PackedChannel, Params, ProductMode, Scalars};
@@ -62,8 +62,6 @@ struct Kernels {
 pub struct GpuBackend {
     ctx: GpuContext,
     cloth: Arc<Cloth>,
-    /// PCG iterations recorded per submission.
-    batch: usize,
     params: wgpu::Buffer,
     free: wgpu::Buffer,
     targets: wgpu::Buffer,
@@ -436,7 +434,6 @@ impl GpuBackend {
             device_bytes,
             ctx,
             cloth,
-            batch: 16,
             params,
             free,
             targets,
@@ -465,11 +462,6 @@ impl GpuBackend {
     /// Bytes of every buffer this backend holds on the device.
     pub fn device_bytes(&self) -> u64 {
         self.device_bytes
-    }
-
-    /// Sets how many PCG iterations are recorded per submission.
-    pub fn set_batch(&mut self, batch: usize) {
-        self.batch = batch.max(1);
     }
 
     fn submit(&self, label: &str, record: impl FnOnce(&mut wgpu::CommandEncoder)) -> Result<()> {
@@ -655,11 +647,12 @@ impl GpuBackend {
         let mut s: Scalars = self.read(&self.scalars, 1)?[0];
         // forces 4, start 10 + 6, finish 6, and 7 per recorded iteration.
         let mut dispatches = 26;
+        let batch = input.solver.readback_interval.max(1);
         while s.done == 0 {
-            dispatches += 7 * self.batch as u64;
+            dispatches += 7 * batch as u64;
             self.submit("pcg", |e| {
                 let mut pass = Self::pass(e, "pcg iterations");
-                for _ in 0..self.batch {
+                for _ in 0..batch {
                     product(&mut pass, &k.gather_pcg);
                     k.reduce_alpha.record(&mut pass);
                     k.update.record(&mut pass);

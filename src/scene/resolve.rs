@@ -94,6 +94,9 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
     if !(tol.is_finite() && tol > 0.0 && tol < 1.0) {
         return Err(err("solver.tolerance", format!("must be in (0, 1), got {tol}")));
     }
+    if f.solver.readback_interval == 0 {
+        return Err(err("solver.readback_interval", "must be at least 1".into()));
+    }
     if f.solver.max_iterations == 0 {
         return Err(err("solver.max_iterations", "must be at least 1".into()));
     }

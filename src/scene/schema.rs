@@ -42,6 +42,14 @@ pub struct SolverSettings {
     pub tolerance: f64,
     #[serde(default = "default_max_iterations")]
     pub max_iterations: usize,
+    /// GPU: PCG iterations recorded per submission between readbacks of the
+    /// residual (the CPU checks every iteration).
+    #[serde(default = "default_readback_interval")]
+    pub readback_interval: usize,
+}
+
+fn default_readback_interval() -> usize {
+    16
 }
 
 fn default_tolerance() -> f64 {
@@ -56,6 +64,7 @@ impl Default for SolverSettings {
         SolverSettings {
             tolerance: default_tolerance(),
             max_iterations: default_max_iterations(),
+            readback_interval: default_readback_interval(),
         }
     }
 }
