@@ -89,8 +89,15 @@ impl Simulation {
         &self.scene.phases[k].name
     }
 
-    /// Advances one time step. Call only while `!done()`.
+    /// Advances one time step; an error once the timeline has ended.
     pub fn step(&mut self) -> Result<StepInfo> {
+        if self.done() {
+            return Err(crate::Error::Step(format!(
+                "the timeline of {} has ended at t = {} s; there is no step to take",
+                self.scene.name,
+                self.time()
+            )));
+        }
         let start = std::time::Instant::now();
         let phase = &self.scene.phases[self.phase];
         if self.phase_step == 0 {
