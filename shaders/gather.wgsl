@@ -17,15 +17,6 @@
 @group(0) @binding(10) var<storage, read_write> force: array<vec4<f32>>;
 @group(0) @binding(11) var<storage, read_write> inv_diag: array<mat3x3<f32>>;
 
-fn hinge_grad(h: u32, k: u32) -> vec3<f32> {
-    switch k {
-        case 0u: { return hinge_lin_a[h].a.xyz; }
-        case 1u: { return hinge_lin_a[h].b.xyz; }
-        case 2u: { return hinge_lin_b[h].a.xyz; }
-        default: { return hinge_lin_b[h].b.xyz; }
-    }
-}
-
 fn outer(a: vec3<f32>, b: vec3<f32>) -> mat3x3<f32> {
     return mat3x3<f32>(a * b.x, a * b.y, a * b.z);
 }

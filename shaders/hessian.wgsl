@@ -65,15 +65,6 @@ fn hinge_product(@builtin(global_invocation_id) id: vec3<u32>) {
     hinge_s[i] = a.b.w * gp;
 }
 
-fn hinge_grad(h: u32, k: u32) -> vec3<f32> {
-    switch k {
-        case 0u: { return hinge_lin_a[h].a.xyz; }
-        case 1u: { return hinge_lin_a[h].b.xyz; }
-        case 2u: { return hinge_lin_b[h].a.xyz; }
-        default: { return hinge_lin_b[h].b.xyz; }
-    }
-}
-
 @compute @workgroup_size(WORKGROUP)
 fn gather_product(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocation_index) local: u32,
                   @builtin(workgroup_id) group: vec3<u32>) {

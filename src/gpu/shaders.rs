@@ -10,27 +10,32 @@ const SHARED: &[(&str, &str)] = &[
     ("shared/channel.wgsl", include_str!("../../shaders/shared/channel.wgsl")),
 ];
 
-/// The kernel files: (name, source). Each kernel of a step has a CPU twin
-/// `src/cpu/<name>.rs`; `copy` is the bandwidth probe of `crease bench`.
-pub const KERNELS: &[(&str, &str)] = &[
-    ("membrane", include_str!("../../shaders/membrane.wgsl")),
-    ("bending", include_str!("../../shaders/bending.wgsl")),
-    ("gather", include_str!("../../shaders/gather.wgsl")),
-    ("hessian", include_str!("../../shaders/hessian.wgsl")),
-    ("pcg", include_str!("../../shaders/pcg.wgsl")),
-    ("reduce", include_str!("../../shaders/reduce.wgsl")),
-    ("integrate", include_str!("../../shaders/integrate.wgsl")),
-    ("copy", include_str!("../../shaders/copy.wgsl")),
+/// Reads a hinge's bending mode; for the kernels that bind the hinge buffers.
+const HINGE: &str = include_str!("../../shaders/shared/hinge.wgsl");
+
+/// The kernel files: (name, source, extra shared files). Each kernel of a
+/// step has a CPU twin `src/cpu/<name>.rs`; `copy` is the bandwidth probe of
+/// `crease bench`.
+pub const KERNELS: &[(&str, &str, &[&str])] = &[
+    ("membrane", include_str!("../../shaders/membrane.wgsl"), &[]),
+    ("bending", include_str!("../../shaders/bending.wgsl"), &[]),
+    ("gather", include_str!("../../shaders/gather.wgsl"), &[HINGE]),
+    ("hessian", include_str!("../../shaders/hessian.wgsl"), &[HINGE]),
+    ("pcg", include_str!("../../shaders/pcg.wgsl"), &[]),
+    ("reduce", include_str!("../../shaders/reduce.wgsl"), &[]),
+    ("integrate", include_str!("../../shaders/integrate.wgsl"), &[]),
+    ("copy", include_str!("../../shaders/copy.wgsl"), &[]),
 ];
 
-/// The full source of a kernel: the shared files, then the kernel.
+/// The full source of a kernel: the shared files, its extra shared files,
+/// then the kernel.
 pub fn source(name: &str) -> Result<String> {
-    let (_, kernel) = KERNELS
+    let (_, kernel, extra) = KERNELS
         .iter()
-        .find(|(n, _)| *n == name)
+        .find(|(n, _, _)| *n == name)
         .ok_or_else(|| Error::Gpu(format!("no kernel named {name}")))?;
     let mut s = String::new();
-    for (_, shared) in SHARED {
+    for shared in SHARED.iter().map(|(_, src)| src).chain(extra.iter()) {
         s.push_str(shared);
         s.push('\n');
     }
@@ -60,7 +65,7 @@ mod tests {
     /// Runs everywhere, with or without a GPU.
     #[test]
     fn every_kernel_parses_and_validates() {
-        for (name, _) in KERNELS {
+        for (name, _, _) in KERNELS {
             if let Err(e) = validate(name) {
                 panic!("{e}");
             }
