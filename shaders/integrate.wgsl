@@ -1,6 +1,7 @@
 // Per-vertex steps around the solve (CPU twin: src/cpu/integrate.rs): the
 // prescribed dv of pinned vertices, the right-hand side h f - S v, the
-// handles' reactions, and the backward-Euler update v += dv, x += h v.
+// handles' reactions, and the backward-Euler update v += dv, x += h v
+// (split in two so that the collision response sits between).
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> is_free: array<u32>;
@@ -44,14 +45,22 @@ fn reactions(@builtin(global_invocation_id) id: vec3<u32>) {
     reaction[i] = vec4<f32>((rhs[i].xyz - q[i].xyz) / params.step.x, 0.0);
 }
 
-// v += dv; x += h v (on the displacements).
+// v += dv (the collision response then corrects v before it moves x).
 @compute @workgroup_size(WORKGROUP)
-fn integrate(@builtin(global_invocation_id) id: vec3<u32>) {
+fn advance_velocity(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
     if (i >= params.counts.x) {
         return;
     }
-    let vi = v[i].xyz + dv[i].xyz;
-    v[i] = vec4<f32>(vi, 0.0);
-    x[i] = vec4<f32>(x[i].xyz + vi * params.step.x, 0.0);
+    v[i] = vec4<f32>(v[i].xyz + dv[i].xyz, 0.0);
+}
+
+// x += h v (on the displacements).
+@compute @workgroup_size(WORKGROUP)
+fn advance_position(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if (i >= params.counts.x) {
+        return;
+    }
+    x[i] = vec4<f32>(x[i].xyz + v[i].xyz * params.step.x, 0.0);
 }

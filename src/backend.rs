@@ -1,10 +1,12 @@
 //! The one interface the simulation driver uses to step a cloth, whichever
 //! backend computes it.
 
+use crate::collide::{ObstacleStep, SdfGrid};
 use crate::error::Result;
 use crate::measure::{Channels, Measures};
 use crate::scene::SolverSettings;
 use glam::DVec3;
+use std::sync::Arc;
 
 /// What one time step needs besides the backend's own state.
 pub struct StepInput<'a> {
@@ -17,6 +19,10 @@ pub struct StepInput<'a> {
     pub pinned: &'a [u32],
     pub targets: &'a [DVec3],
     pub solver: SolverSettings,
+    /// Every obstacle grid of the scene (the same slice every step, so a
+    /// device uploads them once) and the obstacles enabled in this step.
+    pub grids: &'a [Arc<SdfGrid>],
+    pub obstacles: &'a [ObstacleStep],
 }
 
 /// What a step reports back.
@@ -33,6 +39,10 @@ pub struct StepReport {
     pub solve_ms: f64,
     /// Compute dispatches the step recorded (0 on the CPU).
     pub dispatches: u64,
+    /// Vertices the obstacles acted on, and the deepest penetration left.
+    pub contact: crate::cpu::ContactReport,
+    /// Wall time of the collision response, ms.
+    pub collide_ms: f64,
 }
 
 pub trait Backend {

@@ -9,6 +9,7 @@
 pub mod backend;
 pub mod bench;
 pub mod cloth;
+pub mod collide;
 pub mod cpu;
 pub mod error;
 pub mod experiment;

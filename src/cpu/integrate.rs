@@ -1,6 +1,7 @@
 //! Per-vertex steps around the solve (GPU twin: shaders/integrate.wgsl): the
 //! prescribed dv of pinned vertices, the right-hand side h f - S v, the
-//! handles' reactions, and the backward-Euler update v += dv, x += h v.
+//! handles' reactions, and the backward-Euler update v += dv, x += h v
+//! (split in two so that the collision response sits between).
 
 use glam::DVec3;
 
@@ -39,10 +40,16 @@ pub fn reactions(pinned: &[u32], rhs: &[DVec3], adv: &[DVec3], h: f64) -> Vec<DV
         .collect()
 }
 
-/// v += dv; x += h v.
-pub fn integrate(x: &mut [DVec3], v: &mut [DVec3], dv: &[DVec3], h: f64) {
-    for ((xi, vi), d) in x.iter_mut().zip(v.iter_mut()).zip(dv) {
+/// v += dv (the collision response then corrects v before it moves x).
+pub fn advance_velocity(v: &mut [DVec3], dv: &[DVec3]) {
+    for (vi, d) in v.iter_mut().zip(dv) {
         *vi += *d;
+    }
+}
+
+/// x += h v.
+pub fn advance_position(x: &mut [DVec3], v: &[DVec3], h: f64) {
+    for (xi, vi) in x.iter_mut().zip(v) {
         *xi += *vi * h;
     }
 }

@@ -12,9 +12,10 @@
 //! which is `(M - h D - h^2 K) dv = h (f + h K v)` with the damping forces of
 //! `f` taken at the step's start velocity. Each kernel is a file: `membrane`
 //! (per face), `bending` (per hinge), `gather` (per vertex), `hessian`
-//! (matrix-free products), `pcg`.
+//! (matrix-free products), `pcg`, `integrate` and `collide` (per vertex).
 
 mod bending;
+mod collide;
 mod gather;
 mod hessian;
 mod integrate;
@@ -22,6 +23,7 @@ mod membrane;
 mod pcg;
 mod reduce;
 
+pub use collide::{ContactReport, SETTLE_ITERATIONS};
 pub use membrane::membrane_energy;
 
 use crate::backend::{Backend, StepInput, StepReport};
@@ -71,6 +73,7 @@ pub struct CpuBackend {
     rhs: Vec<DVec3>,
     work: Vec<DVec3>,
     free: Vec<bool>,
+    touched: Vec<bool>,
     scratch: hessian::Scratch,
     vectors: pcg::Vectors,
     steps: u64,
@@ -91,6 +94,7 @@ impl CpuBackend {
             rhs: vec![DVec3::ZERO; n],
             work: vec![DVec3::ZERO; n],
             free: vec![true; n],
+            touched: vec![false; n],
             scratch: hessian::Scratch::new(&cloth),
             vectors: pcg::Vectors::default(),
             steps: 0,
@@ -182,7 +186,20 @@ impl Backend for CpuBackend {
         let reactions = integrate::reactions(input.pinned, &self.rhs, &self.work, h);
         let solve_ms = t1.elapsed().as_secs_f64() * 1e3;
 
-        integrate::integrate(&mut self.x, &mut self.v, &self.dv, h);
+        let t2 = Instant::now();
+        integrate::advance_velocity(&mut self.v, &self.dv);
+        collide::respond(
+            input.grids,
+            input.obstacles,
+            h,
+            &self.x,
+            &mut self.v,
+            &self.free,
+            &mut self.touched,
+        );
+        integrate::advance_position(&mut self.x, &self.v, h);
+        let contact = collide::settle(input.grids, input.obstacles, &mut self.x, &self.free, &mut self.touched);
+        let collide_ms = t2.elapsed().as_secs_f64() * 1e3;
         self.steps += 1;
         if let Some(i) = self
             .x
@@ -202,6 +219,8 @@ impl Backend for CpuBackend {
             forces_ms,
             solve_ms,
             dispatches: 0,
+            contact,
+            collide_ms,
         })
     }
 

@@ -4,10 +4,13 @@
 //! recorded per submission, and only the scalars are read back between them.
 
 use super::context::{GpuContext, Module};
-use super::layout::{FaceLin, FaceRest, HingeHalf, HingeRest, PackedChannel, Params, ProductMode, Scalars};
+use super::layout::{
+    FaceLin, FaceRest, HingeHalf, HingeRest, ObstacleGpu, PackedChannel, Params, ProductMode, Scalars, SdfInfo,
+};
 use crate::backend::{Backend, StepInput, StepReport};
 use crate::cloth::Cloth;
-use crate::cpu::Scales;
+use crate::collide::SdfGrid;
+use crate::cpu::{ContactReport, Scales};
 use crate::error::{Error, Result};
 use crate::measure::Channels;
 use bytemuck::{Pod, Zeroable};
@@ -40,7 +43,8 @@ struct Kernels {
     constrain: Kernel,
     right_hand_side: Kernel,
     reactions: Kernel,
-    integrate: Kernel,
+    advance_velocity: Kernel,
+    advance_position: Kernel,
     face_product: Kernel,
     hinge_product: Kernel,
     /// The gather of a product, per mode: `S v`, plain `A p`, filtered `A p`.
@@ -57,6 +61,17 @@ struct Kernels {
     reduce_start: Kernel,
     reduce_alpha: Kernel,
     reduce_beta: Kernel,
+}
+
+/// The collision kernels, built when a step first has obstacles: the
+/// scene's grids in one buffer, and the enabled obstacles of each step.
+struct Collide {
+    /// The grids uploaded (compared by pointer with each step's).
+    grids: Vec<Arc<SdfGrid>>,
+    obstacles: wgpu::Buffer,
+    respond: Kernel,
+    settle: Kernel,
+    bytes: u64,
 }
 
 pub struct GpuBackend {
@@ -79,6 +94,10 @@ pub struct GpuBackend {
     scalars: wgpu::Buffer,
     staging: wgpu::Buffer,
     kernels: Kernels,
+    rest: wgpu::Buffer,
+    contact: wgpu::Buffer,
+    obstacle_count: wgpu::Buffer,
+    collide: Option<Collide>,
     /// Bytes of every buffer allocated on the device.
     device_bytes: u64,
 }
@@ -192,6 +211,10 @@ impl GpuBackend {
         let targets = b("targets", &vec![[0.0; 4]; n])?;
         // Positions live on the device as displacements from the mesh's.
         let x = b("x", &vec![[0.0; 4]; n])?;
+        let rest_positions: Vec<[f32; 4]> = cloth.mesh.positions.iter().map(|&p| vec4(p)).collect();
+        let rest = b("rest", &rest_positions)?;
+        let contact = zeroed::<[f32; 2]>(&ctx, "contact", n)?;
+        let obstacle_count = uniform(&ctx, "obstacle_count", &[0u32; 4]);
         let zeros = vec![[0.0f32; 4]; n];
         let (v, dv, force, rhs, reaction) = (
             b("v", &zeros)?,
@@ -366,7 +389,8 @@ impl GpuBackend {
             constrain: kernel(&integrate, "constrain", n, &integrate_buffers)?,
             right_hand_side: kernel(&integrate, "right_hand_side", n, &integrate_buffers)?,
             reactions: kernel(&integrate, "reactions", n, &integrate_buffers)?,
-            integrate: kernel(&integrate, "integrate", n, &integrate_buffers)?,
+            advance_velocity: kernel(&integrate, "advance_velocity", n, &integrate_buffers)?,
+            advance_position: kernel(&integrate, "advance_position", n, &integrate_buffers)?,
             face_product: kernel(&hessian, "face_product", nf, &hessian_buffers(&mode_plain))?,
             hinge_product: kernel(&hessian, "hinge_product", nh, &hessian_buffers(&mode_plain))?,
             gather_rhs: kernel(&hessian, "gather_product", n, &hessian_buffers(&mode_rhs))?,
@@ -426,6 +450,8 @@ impl GpuBackend {
             &mode_plain,
             &mode_pcg,
             &staging,
+            &rest,
+            &contact,
         ]
         .iter()
         .map(|b| b.size())
@@ -451,7 +477,65 @@ impl GpuBackend {
             scalars,
             staging,
             kernels,
+            rest,
+            contact,
+            obstacle_count,
+            collide: None,
         })
+    }
+
+    /// Uploads the scene's obstacle grids and builds the collision kernels,
+    /// unless the same grids are already on the device.
+    fn prepare_collide(&mut self, grids: &[Arc<SdfGrid>]) -> Result<()> {
+        if let Some(c) = &self.collide
+            && c.grids.len() == grids.len()
+            && c.grids.iter().zip(grids).all(|(a, b)| Arc::ptr_eq(a, b))
+        {
+            return Ok(());
+        }
+        let ctx = &self.ctx;
+        let mut values = Vec::new();
+        let mut infos = Vec::new();
+        for g in grids {
+            let o = g.origin;
+            infos.push(SdfInfo {
+                origin: [o.x as f32, o.y as f32, o.z as f32, g.cell as f32],
+                dims: [g.dims[0], g.dims[1], g.dims[2], values.len() as u32],
+            });
+            values.extend_from_slice(&g.values);
+        }
+        let sdf = storage(ctx, "sdf", &values)?;
+        let infos = storage(ctx, "sdf_info", &infos)?;
+        let obstacles = zeroed::<ObstacleGpu>(ctx, "obstacles", grids.len().max(1))?;
+        let module = Module::new(ctx, "collide")?;
+        let buffers = [
+            ("params", &self.params),
+            ("obstacle_count", &self.obstacle_count),
+            ("is_free", &self.free),
+            ("rest", &self.rest),
+            ("x", &self.x),
+            ("v", &self.v),
+            ("sdf", &sdf),
+            ("grids", &infos),
+            ("obstacles", &obstacles),
+            ("contact", &self.contact),
+        ];
+        let n = self.cloth.vertex_count();
+        let kernel = |entry: &str| -> Result<Kernel> {
+            Ok(Kernel {
+                pipeline: module.pipeline(ctx, entry)?,
+                group: module.bind_group(ctx, &buffers)?,
+                workgroups: groups(n),
+            })
+        };
+        self.collide = Some(Collide {
+            grids: grids.to_vec(),
+            respond: kernel("respond")?,
+            settle: kernel("settle")?,
+            bytes: sdf.size() + infos.size() + obstacles.size(),
+            obstacles,
+        });
+        ctx.check()
     }
 
     /// The adapter this backend runs on.
@@ -461,7 +545,7 @@ impl GpuBackend {
 
     /// Bytes of every buffer this backend holds on the device.
     pub fn device_bytes(&self) -> u64 {
-        self.device_bytes
+        self.device_bytes + self.collide.as_ref().map_or(0, |c| c.bytes)
     }
 
     fn submit(&self, label: &str, record: impl FnOnce(&mut wgpu::CommandEncoder)) -> Result<()> {
@@ -580,6 +664,10 @@ impl GpuBackend {
 
     fn try_step(&mut self, input: &StepInput) -> Result<StepReport> {
         let n = self.cloth.vertex_count();
+        let obstacles: Vec<ObstacleGpu> = input.obstacles.iter().map(ObstacleGpu::new).collect();
+        if !obstacles.is_empty() {
+            self.prepare_collide(input.grids)?;
+        }
         let scales = Scales::new(input.dt, input.material_dt, self.cloth.damping);
         let q = &self.ctx.queue;
         q.write_buffer(
@@ -645,8 +733,9 @@ impl GpuBackend {
             k.first_direction.record(&mut pass);
         })?;
         let mut s: Scalars = self.read(&self.scalars, 1)?[0];
-        // forces 4, start 10 + 6, finish 6, and 7 per recorded iteration.
-        let mut dispatches = 26;
+        // forces 4, start 10 + 6, finish 5, and 7 per recorded iteration
+        // (the position update and collisions are counted below).
+        let mut dispatches = 25;
         let batch = input.solver.readback_interval.max(1);
         while s.done == 0 {
             dispatches += 7 * batch as u64;
@@ -670,18 +759,52 @@ impl GpuBackend {
             )));
         }
         self.submit("finish", |e| {
-            let mut pass = Self::pass(e, "reactions and integration");
+            let mut pass = Self::pass(e, "reactions");
             k.zero_free.record(&mut pass);
             drop(pass);
             e.copy_buffer_to_buffer(&self.dv, 0, &self.p, 0, bytes);
-            let mut pass = Self::pass(e, "reactions and integration");
+            let mut pass = Self::pass(e, "reactions and velocity update");
             product(&mut pass, &k.gather_plain);
             k.reactions.record(&mut pass);
-            k.integrate.record(&mut pass);
+            k.advance_velocity.record(&mut pass);
         })?;
         let all = self.read_vec3(&self.reaction)?;
         let reactions = input.pinned.iter().map(|&i| all[i as usize]).collect();
         let solve_ms = t1.elapsed().as_secs_f64() * 1e3;
+
+        let t2 = Instant::now();
+        let collide = self.collide.as_ref().filter(|_| !obstacles.is_empty());
+        if let Some(c) = collide {
+            let q = &self.ctx.queue;
+            q.write_buffer(&c.obstacles, 0, bytemuck::cast_slice(&obstacles));
+            q.write_buffer(
+                &self.obstacle_count,
+                0,
+                bytemuck::cast_slice(&[obstacles.len() as u32, 0, 0, 0]),
+            );
+        }
+        self.submit("collide and position update", |e| {
+            let mut pass = Self::pass(e, "collide and position update");
+            if let Some(c) = collide {
+                c.respond.record(&mut pass);
+            }
+            k.advance_position.record(&mut pass);
+            if let Some(c) = collide {
+                c.settle.record(&mut pass);
+            }
+        })?;
+        dispatches += 2 + if collide.is_some() { 2 } else { 0 };
+        let contact = match collide {
+            Some(_) => {
+                let c: Vec<[f32; 2]> = self.read(&self.contact, n)?;
+                ContactReport {
+                    contacts: c.iter().filter(|c| c[0] != 0.0).count(),
+                    penetration: c.iter().fold(0.0f64, |m, c| m.max(-c[1] as f64)),
+                }
+            }
+            None => ContactReport::default(),
+        };
+        let collide_ms = t2.elapsed().as_secs_f64() * 1e3;
         let residual = if s.zero != 0 {
             0.0
         } else {
@@ -699,6 +822,8 @@ impl GpuBackend {
             forces_ms,
             solve_ms,
             dispatches,
+            contact,
+            collide_ms,
         })
     }
 }

@@ -135,6 +135,42 @@ pub struct ProductMode {
     pub pad: [u32; 2],
 }
 
+/// WGSL `SdfInfo` (shaders/collide.wgsl): a grid's origin and cell, its
+/// node counts and the offset of its first value in the shared buffer.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct SdfInfo {
+    pub origin: [f32; 4],
+    pub dims: [u32; 4],
+}
+
+/// WGSL `ObstacleGpu` (shaders/collide.wgsl): an obstacle over one step.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct ObstacleGpu {
+    pub start_rot: [f32; 4],
+    pub start_trans: [f32; 4],
+    pub end_rot: [f32; 4],
+    pub end_trans: [f32; 4],
+    pub contact: [f32; 4],
+    pub grid: [u32; 4],
+}
+
+impl ObstacleGpu {
+    pub fn new(o: &crate::collide::ObstacleStep) -> ObstacleGpu {
+        let q = |r: glam::DQuat| [r.x, r.y, r.z, r.w].map(|x| x as f32);
+        let t = |v: glam::DVec3| [v.x, v.y, v.z, 0.0].map(|x| x as f32);
+        ObstacleGpu {
+            start_rot: q(o.start.rot),
+            start_trans: t(o.start.trans),
+            end_rot: q(o.end.rot),
+            end_trans: t(o.end.trans),
+            contact: [o.friction as f32, o.thickness as f32, 0.0, 0.0],
+            grid: [o.grid as u32, 0, 0, 0],
+        }
+    }
+}
+
 fn channel_params(c: &Channel) -> ChannelParams {
     let f = |v: [f64; 4]| v.map(|x| x as f32);
     ChannelParams {

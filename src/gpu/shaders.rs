@@ -24,6 +24,7 @@ pub const KERNELS: &[(&str, &str, &[&str])] = &[
     ("pcg", include_str!("../../shaders/pcg.wgsl"), &[]),
     ("reduce", include_str!("../../shaders/reduce.wgsl"), &[]),
     ("integrate", include_str!("../../shaders/integrate.wgsl"), &[]),
+    ("collide", include_str!("../../shaders/collide.wgsl"), &[]),
     ("copy", include_str!("../../shaders/copy.wgsl"), &[]),
 ];
 
@@ -76,10 +77,11 @@ mod tests {
     #[test]
     fn pod_layouts_match_the_wgsl_structs() {
         use crate::gpu::layout::*;
-        let module = validate("hessian").unwrap();
-        let mut layouter = naga::proc::Layouter::default();
-        layouter.update(module.to_ctx()).unwrap();
-        let check = |name: &str, size: usize, offsets: &[(&str, usize)]| {
+        let hessian = validate("hessian").unwrap();
+        let collide = validate("collide").unwrap();
+        let check_in = |module: &naga::Module, name: &str, size: usize, offsets: &[(&str, usize)]| {
+            let mut layouter = naga::proc::Layouter::default();
+            layouter.update(module.to_ctx()).unwrap();
             let (handle, ty) = module
                 .types
                 .iter()
@@ -94,6 +96,7 @@ mod tests {
                 assert_eq!(m.offset as usize, *offset, "{name}.{field}");
             }
         };
+        let check = |name: &str, size: usize, offsets: &[(&str, usize)]| check_in(&hessian, name, size, offsets);
         macro_rules! off {
             ($t:ty, $($f:ident),*) => { &[$((stringify!($f), std::mem::offset_of!($t, $f))),*] };
         }
@@ -145,6 +148,13 @@ mod tests {
             "ProductMode",
             size_of::<ProductMode>(),
             off!(ProductMode, mass_scale, filter_rows),
+        );
+        check_in(&collide, "SdfInfo", size_of::<SdfInfo>(), off!(SdfInfo, origin, dims));
+        check_in(
+            &collide,
+            "ObstacleGpu",
+            size_of::<ObstacleGpu>(),
+            off!(ObstacleGpu, start_rot, start_trans, end_rot, end_trans, contact, grid),
         );
     }
 }

@@ -5,6 +5,8 @@ mod atomic;
 
 pub use atomic::write_atomic;
 
+use crate::backend::StepReport;
+use crate::cpu::ContactReport;
 use crate::error::{Error, Result};
 use crate::measure::Measures;
 use crate::mesh::write_obj;
@@ -28,6 +30,8 @@ pub struct MetricsRow {
     pub ms_per_step: f64,
     /// Per handle: reaction force magnitude (N) and torque (N m).
     pub reactions: Vec<Reaction>,
+    /// Obstacle contact in the frame's last step.
+    pub contact: ContactReport,
 }
 
 impl MetricsRow {
@@ -55,6 +59,8 @@ impl MetricsRow {
             ("max_abs_plastic_bend".into(), json!(m.max_abs_plastic_bend)),
             ("mean_abs_plastic_in_plane".into(), json!(m.mean_abs_plastic_in_plane)),
             ("max_displacement".into(), json!(m.max_displacement)),
+            ("contacts".into(), json!(self.contact.contacts)),
+            ("penetration".into(), json!(self.contact.penetration)),
         ];
         for (name, r) in handles.iter().zip(&self.reactions) {
             f.push((format!("force_{name}"), json!(r.force.length())));
@@ -144,19 +150,20 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
         write_atomic(&opts.out_dir.join("metrics.csv"), csv.as_bytes())
     };
     let row_now =
-        |sim: &Simulation, acc: (usize, f64, u64), residual: f64, reactions: &[Reaction]| -> Result<MetricsRow> {
+        |sim: &Simulation, acc: (usize, f64, u64), report: &StepReport, reactions: &[Reaction]| -> Result<MetricsRow> {
             Ok(MetricsRow {
                 time: sim.time(),
                 material_time: sim.material_time(),
                 phase: sim.phase_name().to_string(),
                 measures: sim.backend().measure()?,
                 cg_iterations: if acc.2 > 0 { acc.0 as f64 / acc.2 as f64 } else { 0.0 },
-                cg_residual: residual,
+                cg_residual: report.cg_residual,
                 ms_per_step: if acc.2 > 0 { acc.1 / acc.2 as f64 } else { 0.0 },
                 reactions: reactions.to_vec(),
+                contact: report.contact,
             })
         };
-    let mut row = row_now(sim, acc, 0.0, &reactions)?;
+    let mut row = row_now(sim, acc, &StepReport::default(), &reactions)?;
     write_frame(sim, &row, frame, &mut csv)?;
     while !sim.done() && sim.steps() < total_steps {
         let info = sim.step()?;
@@ -166,7 +173,7 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
         reactions = info.reactions;
         if sim.steps().is_multiple_of(frame_steps) || sim.steps() == total_steps || sim.done() {
             frame += 1;
-            row = row_now(sim, acc, info.report.cg_residual, &reactions)?;
+            row = row_now(sim, acc, &info.report, &reactions)?;
             write_frame(sim, &row, frame, &mut csv)?;
             acc = (0, 0.0, 0);
         }

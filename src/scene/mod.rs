@@ -2,12 +2,13 @@
 //! embedded in the binary, and validation into a ready-to-run [`Scene`].
 
 mod material;
+mod obstacles;
 mod overrides;
 mod resolve;
 pub mod schema;
 
 pub use resolve::{Axis, Handle, Phase, Scene};
-pub use schema::{Action, Motion, RotateSpec, SolverSettings};
+pub use schema::{Action, Motion, ObstacleAction, RotateSpec, SolverSettings};
 
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
@@ -17,6 +18,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("twist", include_str!("../../scenes/twist.json")),
     ("hang", include_str!("../../scenes/hang.json")),
     ("drape", include_str!("../../scenes/drape.json")),
+    ("sphere-drop", include_str!("../../scenes/sphere-drop.json")),
     ("ablation-friction", include_str!("../../scenes/ablation-friction.json")),
     ("ablation-plastic", include_str!("../../scenes/ablation-plastic.json")),
     ("twist-flatten", include_str!("../../scenes/twist-flatten.json")),

@@ -2,8 +2,9 @@
 //! [`Scene`]: defaults filled, mesh built, handles selected, phases counted in
 //! steps. Every error names the scene, the field and what to do.
 
-use super::schema::{Action, MeshSpec, Plane, SceneFile, Selector, SolverSettings};
+use super::schema::{Action, MeshSpec, ObstacleAction, Plane, SceneFile, Selector, SolverSettings};
 use crate::cloth::Cloth;
+use crate::collide::Obstacle;
 use crate::error::{Error, Result};
 use crate::mesh::{self, TriMesh};
 use glam::DVec3;
@@ -37,6 +38,8 @@ pub struct Phase {
     /// Per handle (same order as `Scene::handles`): the action, or `None` to
     /// keep the handle's state.
     pub actions: Vec<Option<Action>>,
+    /// Per obstacle (same order as `Scene::obstacles`), likewise.
+    pub obstacle_actions: Vec<Option<ObstacleAction>>,
 }
 
 /// A validated scene, ready to simulate.
@@ -52,6 +55,7 @@ pub struct Scene {
     pub solver: SolverSettings,
     pub cloth: std::sync::Arc<Cloth>,
     pub handles: Vec<Handle>,
+    pub obstacles: Vec<Obstacle>,
     pub phases: Vec<Phase>,
     pub frame_interval: f64,
 }
@@ -159,6 +163,8 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
         });
     }
 
+    let obstacles = super::obstacles::resolve(label, base, &f.obstacles, cloth.mesh.bounds())?;
+
     if f.timeline.is_empty() {
         return Err(err("timeline", "needs at least one phase".into()));
     }
@@ -231,8 +237,35 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
                 }
             }
         }
+        let mut obstacle_actions = vec![None; obstacles.len()];
+        for (oname, action) in &p.obstacles {
+            let of = field(&format!("obstacles.{oname}"));
+            let k = obstacles.iter().position(|o| &o.name == oname).ok_or_else(|| {
+                let known: Vec<&str> = obstacles.iter().map(|o| o.name.as_str()).collect();
+                err(
+                    &of,
+                    format!("no obstacle named `{oname}` (obstacles: {})", known.join(", ")),
+                )
+            })?;
+            if let ObstacleAction::Move(m) = action {
+                if let Some(t) = m.translate {
+                    finite3(&format!("{of}.translate"), t)?;
+                }
+                if let Some(r) = m.rotate {
+                    axis(label, &format!("{of}.rotate"), r.point, r.axis)?;
+                    if !r.angle.is_finite() {
+                        return Err(err(
+                            &format!("{of}.rotate.angle"),
+                            format!("must be a finite number of radians, got {}", r.angle),
+                        ));
+                    }
+                }
+            }
+            obstacle_actions[k] = Some(action.clone());
+        }
         phases.push(Phase {
             name: p.name.clone(),
+            obstacle_actions,
             steps: ((p.duration / f.dt).round() as u64).max(1),
             material_time: if p.material_time > 0.0 {
                 p.material_time
@@ -252,6 +285,7 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
         solver: f.solver,
         cloth: std::sync::Arc::new(cloth),
         handles,
+        obstacles,
         phases,
         frame_interval: f.output.frame_interval,
     })

@@ -19,7 +19,7 @@ pub struct HandleState {
 }
 
 /// Pose of motion `m` at fraction `s`, composed after `(rot, trans)`.
-fn moved(m: &Motion, s: f64, rot: DQuat, trans: DVec3) -> (DQuat, DVec3) {
+pub(super) fn moved(m: &Motion, s: f64, rot: DQuat, trans: DVec3) -> (DQuat, DVec3) {
     let d = m.translate.map(DVec3::from_array).unwrap_or(DVec3::ZERO) * s;
     match m.rotate {
         Some(r) => {

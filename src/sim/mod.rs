@@ -4,12 +4,16 @@
 //! which backend it drives.
 
 mod handles;
+mod obstacles;
 
 use crate::backend::{Backend, StepInput, StepReport};
+use crate::collide::{ObstacleStep, SdfGrid};
 use crate::error::Result;
 use crate::scene::Scene;
 use glam::DVec3;
 use handles::HandleState;
+use obstacles::ObstacleState;
+use std::sync::Arc;
 
 /// Reaction of the cloth on one handle.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -32,6 +36,9 @@ pub struct Simulation {
     pub scene: Scene,
     backend: Box<dyn Backend>,
     handles: Vec<HandleState>,
+    obstacles: Vec<ObstacleState>,
+    grids: Vec<Arc<SdfGrid>>,
+    active: Vec<ObstacleStep>,
     phase: usize,
     phase_step: u64,
     steps: u64,
@@ -48,16 +55,21 @@ impl Simulation {
             .iter()
             .map(|h| HandleState::grab(&h.vertices, x))
             .collect();
+        let obstacles = scene.obstacles.iter().map(ObstacleState::new).collect();
+        let grids = scene.obstacles.iter().map(|o| Arc::clone(&o.grid)).collect();
         Simulation {
-            scene,
             backend,
             handles,
+            obstacles,
+            grids,
+            active: Vec::new(),
             phase: 0,
             phase_step: 0,
             steps: 0,
             material_time: 0.0,
             pinned: Vec::new(),
             targets: Vec::new(),
+            scene,
         }
     }
 
@@ -105,7 +117,11 @@ impl Simulation {
             for (k, state) in self.handles.iter_mut().enumerate() {
                 state.begin_phase(phase.actions[k].as_ref(), &self.scene.handles[k].vertices, &x);
             }
+            for (k, state) in self.obstacles.iter_mut().enumerate() {
+                state.begin_phase(phase.obstacle_actions[k].as_ref());
+            }
         }
+        let s0 = self.phase_step as f64 / phase.steps as f64;
         let s = (self.phase_step + 1) as f64 / phase.steps as f64;
         self.pinned.clear();
         self.targets.clear();
@@ -115,6 +131,11 @@ impl Simulation {
                 state.targets(phase.actions[k].as_ref(), s, &mut self.targets);
             }
         }
+        self.active.clear();
+        for (k, (state, o)) in self.obstacles.iter().zip(&self.scene.obstacles).enumerate() {
+            self.active
+                .extend(state.step(o, k, phase.obstacle_actions[k].as_ref(), s0, s));
+        }
         let material_dt = phase.material_time / phase.steps as f64;
         let report = self.backend.step(&StepInput {
             dt: self.scene.dt,
@@ -123,6 +144,8 @@ impl Simulation {
             pinned: &self.pinned,
             targets: &self.targets,
             solver: self.scene.solver,
+            grids: &self.grids,
+            obstacles: &self.active,
         })?;
         let mut reactions = vec![Reaction::default(); self.handles.len()];
         let mut offset = 0;
@@ -147,6 +170,9 @@ impl Simulation {
         if self.phase_step == phase.steps {
             for (k, state) in self.handles.iter_mut().enumerate() {
                 state.end_phase(phase.actions[k].as_ref());
+            }
+            for (k, state) in self.obstacles.iter_mut().enumerate() {
+                state.end_phase(phase.obstacle_actions[k].as_ref());
             }
             self.phase += 1;
             self.phase_step = 0;

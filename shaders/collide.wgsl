@@ -1,0 +1,192 @@
+// Obstacle collisions per vertex (CPU twin: src/cpu/collide.rs; Bridson,
+// Marino & Fedkiw 2003 §5.2-5.3): `respond` forecasts each free vertex
+// against each enabled obstacle's signed-distance grid and corrects its
+// velocity (normal part lands it on the thickness contour, Coulomb friction
+// on the tangential part); `settle`, after the position update, lifts a
+// vertex still within the thickness of exactly one obstacle onto the
+// contour lift(phi) = t exp((phi - t)/t), which keeps wrinkles' shape.
+
+// One grid's placement in `sdf` (layout.rs `SdfInfo`).
+struct SdfInfo {
+    origin: vec4<f32>,  // node (0, 0, 0), cell size
+    dims: vec4<u32>,    // nodes along x, y, z; offset of the first value in `sdf`
+}
+
+// An enabled obstacle over this step (layout.rs `ObstacleGpu`):
+// world = rotate(rot, local) + trans at the step's start and end.
+struct ObstacleGpu {
+    start_rot: vec4<f32>,
+    start_trans: vec4<f32>,
+    end_rot: vec4<f32>,
+    end_trans: vec4<f32>,
+    contact: vec4<f32>,  // friction, thickness, -, -
+    grid: vec4<u32>,     // index into `grids`, -, -, -
+}
+
+const SETTLE_ITERATIONS: u32 = 3u;
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<uniform> obstacle_count: vec4<u32>;  // obstacles this step, -, -, -
+@group(0) @binding(2) var<storage, read> is_free: array<u32>;
+@group(0) @binding(3) var<storage, read> rest: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read_write> x: array<vec4<f32>>;  // displacements u = x - X
+@group(0) @binding(5) var<storage, read_write> v: array<vec4<f32>>;
+@group(0) @binding(6) var<storage, read> sdf: array<f32>;
+@group(0) @binding(7) var<storage, read> grids: array<SdfInfo>;
+@group(0) @binding(8) var<storage, read> obstacles: array<ObstacleGpu>;
+@group(0) @binding(9) var<storage, read_write> contact: array<vec2<f32>>;  // touched (0/1), min distance
+
+fn rotate(q: vec4<f32>, p: vec3<f32>) -> vec3<f32> {
+    let t = 2.0 * cross(q.xyz, p);
+    return p + q.w * t + cross(q.xyz, t);
+}
+
+fn unrotate(q: vec4<f32>, p: vec3<f32>) -> vec3<f32> {
+    return rotate(vec4<f32>(-q.xyz, q.w), p);
+}
+
+fn node(g: SdfInfo, i: u32, j: u32, k: u32) -> f32 {
+    return sdf[g.dims.w + (k * g.dims.y + j) * g.dims.x + i];
+}
+
+// Trilinear distance and its gradient at `p` (grid frame): (gradient, value).
+// Outside the grid: the boundary value plus the distance to the boundary.
+fn sample(g: SdfInfo, p: vec3<f32>) -> vec4<f32> {
+    let cell = g.origin.w;
+    let hi = g.origin.xyz + (vec3<f32>(g.dims.xyz) - 1.0) * cell;
+    let q = clamp(p, g.origin.xyz, hi);
+    let outside = length(p - q);
+    let s = (q - g.origin.xyz) / cell;
+    let last = vec3<f32>(max(g.dims.xyz, vec3<u32>(2u)) - vec3<u32>(2u));
+    let base = max(min(floor(s), last), vec3<f32>(0.0));
+    let t = s - base;
+    let b = vec3<u32>(base);
+    let c000 = node(g, b.x, b.y, b.z);
+    let c100 = node(g, b.x + 1u, b.y, b.z);
+    let c010 = node(g, b.x, b.y + 1u, b.z);
+    let c110 = node(g, b.x + 1u, b.y + 1u, b.z);
+    let c001 = node(g, b.x, b.y, b.z + 1u);
+    let c101 = node(g, b.x + 1u, b.y, b.z + 1u);
+    let c011 = node(g, b.x, b.y + 1u, b.z + 1u);
+    let c111 = node(g, b.x + 1u, b.y + 1u, b.z + 1u);
+    let x00 = c000 + t.x * (c100 - c000);
+    let x10 = c010 + t.x * (c110 - c010);
+    let x01 = c001 + t.x * (c101 - c001);
+    let x11 = c011 + t.x * (c111 - c011);
+    let y0 = x00 + t.y * (x10 - x00);
+    let y1 = x01 + t.y * (x11 - x01);
+    let value = y0 + t.z * (y1 - y0);
+    if (outside > 0.0) {
+        return vec4<f32>((p - q) / outside, value + outside);
+    }
+    let dx0 = (c100 - c000) + t.y * ((c110 - c010) - (c100 - c000));
+    let dx1 = (c101 - c001) + t.y * ((c111 - c011) - (c101 - c001));
+    let grad = vec3<f32>(dx0 + t.z * (dx1 - dx0), (x10 - x00) + t.z * ((x11 - x01) - (x10 - x00)), y1 - y0) / cell;
+    return vec4<f32>(grad, value);
+}
+
+// Distance and unit outward normal (world) of obstacle `o` at world point `p`.
+fn probe(o: ObstacleGpu, p: vec3<f32>, at_end: bool) -> vec4<f32> {
+    var rot = o.start_rot;
+    var trans = o.start_trans.xyz;
+    if (at_end) {
+        rot = o.end_rot;
+        trans = o.end_trans.xyz;
+    }
+    let s = sample(grids[o.grid.x], unrotate(rot, p - trans));
+    let g = rotate(rot, s.xyz);
+    let len = length(g);
+    if (len > 0.0) {
+        return vec4<f32>(g / len, s.w);
+    }
+    return vec4<f32>(0.0, 0.0, 0.0, s.w);
+}
+
+fn lift(phi: f32, t: f32) -> f32 {
+    if (phi >= t) {
+        return phi;
+    }
+    return t * exp((phi - t) / t);
+}
+
+@compute @workgroup_size(WORKGROUP)
+fn respond(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if (i >= params.counts.x) {
+        return;
+    }
+    var hit = 0.0;
+    if (is_free[i] != 0u) {
+        let h = params.step.x;
+        let p = rest[i].xyz + x[i].xyz;
+        var vi = v[i].xyz;
+        for (var k = 0u; k < obstacle_count.x; k++) {
+            let o = obstacles[k];
+            let s = probe(o, p, false);
+            let n = s.xyz;
+            if (all(n == vec3<f32>(0.0))) {
+                continue;
+            }
+            let local = unrotate(o.start_rot, p - o.start_trans.xyz);
+            let v_obs = (rotate(o.end_rot, local) + o.end_trans.xyz - p) / h;
+            let rel = vi - v_obs;
+            let vn = dot(rel, n);
+            let thickness = o.contact.y;
+            if (s.w + h * vn >= thickness) {
+                continue;
+            }
+            let vn_new = (thickness - s.w) / h;
+            let tangent = rel - n * vn;
+            let speed = length(tangent);
+            var keep = 0.0;
+            if (speed > 0.0) {
+                keep = max(1.0 - o.contact.x * (vn_new - vn) / speed, 0.0);
+            }
+            vi = v_obs + n * vn_new + tangent * keep;
+            hit = 1.0;
+        }
+        v[i] = vec4<f32>(vi, 0.0);
+    }
+    contact[i] = vec2<f32>(hit, 0.0);
+}
+
+@compute @workgroup_size(WORKGROUP)
+fn settle(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if (i >= params.counts.x) {
+        return;
+    }
+    var hit = contact[i].x;
+    var deepest = 3.0e38;
+    if (is_free[i] != 0u && obstacle_count.x > 0u) {
+        let p0 = rest[i].xyz + x[i].xyz;
+        var inside = 0u;
+        var which = 0u;
+        var phi0 = 0.0;
+        for (var k = 0u; k < obstacle_count.x; k++) {
+            let d = probe(obstacles[k], p0, true).w;
+            if (d < obstacles[k].contact.y) {
+                if (inside == 0u) {
+                    which = k;
+                    phi0 = d;
+                }
+                inside += 1u;
+            }
+        }
+        var delta = vec3<f32>(0.0);
+        if (inside == 1u) {
+            let o = obstacles[which];
+            let target_phi = lift(phi0, o.contact.y);
+            for (var it = 0u; it < SETTLE_ITERATIONS; it++) {
+                let s = probe(o, p0 + delta, true);
+                delta += s.xyz * (target_phi - s.w);
+            }
+            x[i] = vec4<f32>(x[i].xyz + delta, 0.0);
+            hit = 1.0;
+        }
+        for (var k = 0u; k < obstacle_count.x; k++) {
+            deepest = min(deepest, probe(obstacles[k], p0 + delta, true).w);
+        }
+    }
+    contact[i] = vec2<f32>(hit, deepest);
+}

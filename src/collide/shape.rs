@@ -1,0 +1,172 @@
+//! Analytic obstacle shapes and their signed distances (negative inside).
+//! Each is exact outside the solid; unions take the minimum, which is exact
+//! outside and has the right sign inside.
+
+use super::mesh_sdf::MeshSdf;
+use glam::{DVec2, DVec3};
+use std::sync::Arc;
+
+#[derive(Clone, Debug)]
+pub enum Shape {
+    /// Half-space below the plane through `point` with outward `normal` (unit).
+    Plane {
+        point: DVec3,
+        normal: DVec3,
+    },
+    Sphere {
+        center: DVec3,
+        radius: f64,
+    },
+    /// Axis-aligned box.
+    Box {
+        center: DVec3,
+        half: DVec3,
+    },
+    /// Segment `a`-`b` swept by a ball.
+    Capsule {
+        a: DVec3,
+        b: DVec3,
+        radius: f64,
+    },
+    /// Solid capped cylinder about `axis` (unit) through `center`.
+    Cylinder {
+        center: DVec3,
+        axis: DVec3,
+        radius: f64,
+        height: f64,
+    },
+    /// An open cup: a floor disk and a wall of thickness `wall`, opening
+    /// along `+axis`. `center` is the middle of the floor's top face,
+    /// `radius` the inner radius, `height` the wall's height above the floor.
+    Container {
+        center: DVec3,
+        axis: DVec3,
+        radius: f64,
+        height: f64,
+        wall: f64,
+    },
+    Union(Vec<Shape>),
+    /// A closed triangle mesh (exact distance through a BVH).
+    Mesh(Arc<MeshSdf>),
+}
+
+/// Signed distance to the 2D box `[lo, hi]`.
+fn box2(p: DVec2, lo: DVec2, hi: DVec2) -> f64 {
+    let c = (lo + hi) * 0.5;
+    let d = (p - c).abs() - (hi - lo) * 0.5;
+    d.max(DVec2::ZERO).length() + d.x.max(d.y).min(0.0)
+}
+
+/// (distance from the axis, height along it) of `p`.
+fn radial(p: DVec3, center: DVec3, axis: DVec3) -> DVec2 {
+    let d = p - center;
+    let y = d.dot(axis);
+    DVec2::new((d - axis * y).length(), y)
+}
+
+impl Shape {
+    pub fn distance(&self, p: DVec3) -> f64 {
+        match self {
+            Shape::Plane { point, normal } => (p - *point).dot(*normal),
+            Shape::Sphere { center, radius } => (p - *center).length() - radius,
+            Shape::Box { center, half } => {
+                let d = (p - *center).abs() - *half;
+                d.max(DVec3::ZERO).length() + d.max_element().min(0.0)
+            }
+            Shape::Capsule { a, b, radius } => {
+                let ab = *b - *a;
+                let t = ((p - *a).dot(ab) / ab.length_squared().max(f64::MIN_POSITIVE)).clamp(0.0, 1.0);
+                (p - (*a + ab * t)).length() - radius
+            }
+            Shape::Cylinder {
+                center,
+                axis,
+                radius,
+                height,
+            } => {
+                let q = radial(p, *center, *axis);
+                let h = height * 0.5;
+                box2(q, DVec2::new(-radius, -h), DVec2::new(*radius, h))
+            }
+            Shape::Container {
+                center,
+                axis,
+                radius,
+                height,
+                wall,
+            } => {
+                // The cup's cross-section in the (r, y) half-plane: a wall
+                // rectangle and a floor rectangle; revolving keeps distances.
+                let q = radial(p, *center, *axis);
+                let outer = radius + wall;
+                let side = box2(q, DVec2::new(*radius, -wall), DVec2::new(outer, *height));
+                let floor = box2(q, DVec2::new(-outer, -wall), DVec2::new(outer, 0.0));
+                side.min(floor)
+            }
+            Shape::Union(parts) => parts.iter().map(|s| s.distance(p)).fold(f64::INFINITY, f64::min),
+            Shape::Mesh(m) => m.distance(p),
+        }
+    }
+
+    /// Axis-aligned bounds of the solid; infinite for a plane.
+    pub fn bounds(&self) -> (DVec3, DVec3) {
+        let inf = (DVec3::NEG_INFINITY, DVec3::INFINITY);
+        match self {
+            Shape::Plane { .. } => inf,
+            Shape::Sphere { center, radius } => (*center - *radius, *center + *radius),
+            Shape::Box { center, half } => (*center - *half, *center + *half),
+            Shape::Capsule { a, b, radius } => (a.min(*b) - *radius, a.max(*b) + *radius),
+            Shape::Cylinder {
+                center, radius, height, ..
+            } => {
+                let r = (radius * radius + height * height * 0.25).sqrt();
+                (*center - r, *center + r)
+            }
+            Shape::Container {
+                center,
+                radius,
+                height,
+                wall,
+                ..
+            } => {
+                let r = ((radius + wall).powi(2) + (height + wall).powi(2)).sqrt();
+                (*center - r, *center + r)
+            }
+            Shape::Union(parts) => parts
+                .iter()
+                .map(Shape::bounds)
+                .fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), (a, b)| {
+                    (lo.min(a), hi.max(b))
+                }),
+            Shape::Mesh(m) => m.bounds(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn container_distances_at_known_points() {
+        let cup = Shape::Container {
+            center: DVec3::ZERO,
+            axis: DVec3::Y,
+            radius: 0.1,
+            height: 0.08,
+            wall: 0.01,
+        };
+        let cases = [
+            (DVec3::new(0.0, 0.03, 0.0), 0.03),            // above the floor, inside the cup
+            (DVec3::new(0.07, 0.04, 0.0), 0.03),           // nearer the wall than the floor
+            (DVec3::new(0.0, -0.05, 0.0), 0.04),           // under the floor
+            (DVec3::new(0.0, 0.0, 0.13), 0.02),            // beside the wall, outside
+            (DVec3::new(0.105, 0.04, 0.0), -0.005),        // inside the wall
+            (DVec3::new(0.0, 0.2, 0.0), 0.0244f64.sqrt()), // nearest the rim's inner edge (0.1, 0.08)
+        ];
+        for (p, want) in cases {
+            let d = cup.distance(p);
+            assert!((d - want).abs() < 1e-12, "{p}: {d} vs {want}");
+        }
+    }
+}

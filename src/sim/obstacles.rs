@@ -1,0 +1,64 @@
+//! Obstacle state over the timeline: enabled or removed, and a rigid pose
+//! moved like a handle (see `handles.rs`: a phase's motion is spread
+//! linearly over it and composed after the pose the phase starts from).
+
+use super::handles::moved;
+use crate::collide::{Obstacle, ObstacleStep, Pose};
+use crate::scene::ObstacleAction;
+
+#[derive(Clone, Debug)]
+pub struct ObstacleState {
+    pub enabled: bool,
+    /// Pose at the start of the current phase.
+    pose: Pose,
+}
+
+impl ObstacleState {
+    pub fn new(o: &Obstacle) -> ObstacleState {
+        ObstacleState {
+            enabled: o.enabled,
+            pose: Pose::default(),
+        }
+    }
+
+    pub fn begin_phase(&mut self, action: Option<&ObstacleAction>) {
+        match action {
+            Some(ObstacleAction::Remove) => self.enabled = false,
+            Some(ObstacleAction::Add) => self.enabled = true,
+            _ => {}
+        }
+    }
+
+    fn pose_at(&self, action: Option<&ObstacleAction>, s: f64) -> Pose {
+        match action {
+            Some(ObstacleAction::Move(m)) => {
+                let (rot, trans) = moved(m, s, self.pose.rot, self.pose.trans);
+                Pose { rot, trans }
+            }
+            _ => self.pose,
+        }
+    }
+
+    /// The obstacle over the step from phase fraction `s0` to `s1`, if enabled.
+    pub fn step(
+        &self,
+        o: &Obstacle,
+        grid: usize,
+        action: Option<&ObstacleAction>,
+        s0: f64,
+        s1: f64,
+    ) -> Option<ObstacleStep> {
+        self.enabled.then(|| ObstacleStep {
+            grid,
+            start: self.pose_at(action, s0),
+            end: self.pose_at(action, s1),
+            friction: o.friction,
+            thickness: o.thickness,
+        })
+    }
+
+    /// Commits the phase's motion (a removed obstacle moves too, unseen).
+    pub fn end_phase(&mut self, action: Option<&ObstacleAction>) {
+        self.pose = self.pose_at(action, 1.0);
+    }
+}
