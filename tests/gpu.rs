@@ -145,3 +145,94 @@ fn gpu_runs_are_reproducible_and_independent_of_the_readback_interval() {
     assert_eq!(a, run(16), "two GPU runs differ");
     assert_eq!(a, run(1), "the readback interval changes the result");
 }
+
+#[test]
+fn contact_response_matches_the_cpu_from_identical_states() {
+    use crease::backend::StepInput;
+    use crease::collide::{ObstacleStep, Pose};
+    use crease::cpu::CpuBackend;
+    use crease::sim::Simulation;
+    use glam::DVec3;
+    if !have_gpu() {
+        return;
+    }
+    // Drop a coarse sheet on the ball until much of it touches.
+    let scene = scene::load(
+        "sphere-drop",
+        &sets(&["cloth.mesh.grid.resolution=[12,12]", "timeline.fall.duration=0.3"]),
+    )
+    .unwrap();
+    let mut sim = Simulation::new(scene.clone(), Box::new(CpuBackend::new(Arc::clone(&scene.cloth))));
+    while !sim.done() {
+        sim.step().unwrap();
+    }
+    let (x, v, ch) = {
+        let b = sim.backend();
+        (b.positions().unwrap(), b.velocities().unwrap(), b.channels().unwrap())
+    };
+    let grids = vec![Arc::clone(&scene.obstacles[0].grid)];
+    let diagonal = {
+        let (lo, hi) = scene.cloth.mesh.bounds();
+        (hi - lo).length()
+    };
+    // The ball at rest, then rising 2 mm over the step (dragging the cloth).
+    for rise in [0.0, 0.002] {
+        let obstacle = ObstacleStep {
+            grid: 0,
+            start: Pose::default(),
+            end: Pose {
+                trans: DVec3::new(0.0, rise, 0.0),
+                ..Pose::default()
+            },
+            friction: scene.obstacles[0].friction,
+            thickness: scene.obstacles[0].thickness,
+        };
+        let input = StepInput {
+            dt: scene.dt,
+            material_dt: scene.dt,
+            gravity: scene.gravity,
+            pinned: &[],
+            targets: &[],
+            solver: scene.solver,
+            grids: &grids,
+            obstacles: &[obstacle],
+        };
+        let mut cpu = CpuBackend::new(Arc::clone(&scene.cloth));
+        cpu.set_state(&x, &v);
+        cpu.set_channels(&ch);
+        let mut gpu = GpuBackend::new(Arc::clone(&scene.cloth)).unwrap();
+        gpu.set_state(&x, &v, &vec![DVec3::ZERO; x.len()]);
+        gpu.set_channels(&ch);
+        let rc = cpu.step(&input).unwrap();
+        let rg = gpu.step(&input).unwrap();
+        let dx = cpu
+            .positions()
+            .unwrap()
+            .iter()
+            .zip(&gpu.positions().unwrap())
+            .map(|(a, b)| (*a - *b).length())
+            .fold(0.0, f64::max);
+        let vc = cpu.velocities().unwrap();
+        let speed = vc.iter().map(|v| v.length()).fold(0.0, f64::max);
+        let dv = vc
+            .iter()
+            .zip(&gpu.velocities().unwrap())
+            .map(|(a, b)| (*a - *b).length())
+            .fold(0.0, f64::max);
+        println!(
+            "rise {rise}: contacts cpu {} gpu {}, position {:.1e} of the diagonal, velocity {:.1e} of the fastest",
+            rc.contact.contacts,
+            rg.contact.contacts,
+            dx / diagonal,
+            dv / speed
+        );
+        assert!(rc.contact.contacts >= 20, "only {} contacts", rc.contact.contacts);
+        // A rising ball carries the cloth on it up at its own speed.
+        let lifted = vc.iter().map(|v| v.y).fold(f64::NEG_INFINITY, f64::max);
+        assert!(lifted >= 0.9 * rise / scene.dt, "the fastest rise is {lifted} m/s");
+        assert_eq!(rc.contact.contacts, rg.contact.contacts, "contact counts differ");
+        assert!(dx / diagonal < 1e-5, "positions differ by {dx} m");
+        assert!(dv / speed < 1e-3, "velocities differ by {dv} m/s (fastest {speed})");
+        assert!((rc.contact.penetration - rg.contact.penetration).abs() < 1e-5);
+    }
+}

@@ -128,3 +128,68 @@ fn invalid_json_names_the_line() {
         .to_string();
     assert!(e.contains("broken.json") && e.contains("line 3"), "{e}");
 }
+
+#[test]
+fn bad_obstacles_are_named() {
+    let with = |obstacle: serde_json::Value| {
+        let mut v = base();
+        v["obstacles"] = serde_json::json!({ "ball": obstacle });
+        v
+    };
+    let e = error_of(
+        &with(serde_json::json!({ "shape": { "sphere": { "center": [0, 0, 0], "radius": -1 } } })),
+        &[],
+    );
+    assert!(
+        e.contains("obstacles.ball.shape.sphere.radius") && e.contains("positive"),
+        "{e}"
+    );
+    let e = error_of(&with(serde_json::json!({ "shape": { "cone": {} } })), &[]);
+    assert!(
+        e.contains("obstacles.ball.shape") && e.contains("unknown variant `cone`"),
+        "{e}"
+    );
+    let e = error_of(
+        &with(serde_json::json!({ "shape": { "sphere": { "center": [0, 0, 0], "radius": 1 } }, "friction": f64::NAN })),
+        &[],
+    );
+    assert!(e.contains("obstacles.ball"), "{e}");
+    let e = error_of(
+        &with(serde_json::json!({ "shape": { "sphere": { "center": [0, 0, 0], "radius": 1 } }, "cell": 1e-5 })),
+        &[],
+    );
+    assert!(e.contains("obstacles.ball.cell") && e.contains("budget"), "{e}");
+    let mut v = with(serde_json::json!({ "shape": { "sphere": { "center": [0, 0, 0], "radius": 1 } } }));
+    v["timeline"][0]["obstacles"] = serde_json::json!({ "lid": "remove" });
+    let e = error_of(&v, &[]);
+    assert!(
+        e.contains("timeline[0] (settle).obstacles.lid") && e.contains("(obstacles: ball)"),
+        "{e}"
+    );
+    v["timeline"][0]["obstacles"] = serde_json::json!({ "ball": "vanish" });
+    let e = error_of(&v, &[]);
+    assert!(e.contains("unknown obstacle action"), "{e}");
+}
+
+#[test]
+fn an_open_obstacle_mesh_is_refused_with_its_edge() {
+    let dir = std::env::temp_dir().join(format!("crease-open-mesh-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // A tetrahedron missing one face.
+    std::fs::write(
+        dir.join("open.obj"),
+        "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 2 3 4\n",
+    )
+    .unwrap();
+    let mut v = base();
+    v["obstacles"] = serde_json::json!({ "rock": { "shape": { "mesh": { "path": "open.obj" } } } });
+    let e = match scene::parse("test.json", "test", &v.to_string(), &dir, &[]) {
+        Ok(_) => panic!("an open mesh was accepted"),
+        Err(e) => e.to_string(),
+    };
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(
+        e.contains("obstacles.rock.shape.mesh.path") && e.contains("open.obj") && e.contains("closed"),
+        "{e}"
+    );
+}

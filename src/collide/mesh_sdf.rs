@@ -335,6 +335,38 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_baked_mesh_sphere_agrees_with_the_analytic_sphere() {
+        let r = 0.1;
+        let segments = 96;
+        let sdf = MeshSdf::new(&uv_sphere(r, segments / 2, segments)).unwrap();
+        // The polygonal sphere lies inside the true one by at most the
+        // sagitta of its edges.
+        let sagitta = r * (1.0 - (std::f64::consts::PI / segments as f64).cos());
+        let cell = 0.005;
+        let grid =
+            crate::collide::SdfGrid::bake(DVec3::splat(-0.15), DVec3::splat(0.15), cell, |p| sdf.distance(p)).unwrap();
+        let mut seed = 7u64;
+        for _ in 0..3000 {
+            let mut next = || {
+                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                (seed >> 11) as f64 / (1u64 << 53) as f64 * 0.28 - 0.14
+            };
+            let p = DVec3::new(next(), next(), next());
+            let exact = p.length() - r;
+            let (d, _) = grid.sample(p);
+            assert!(
+                (d - exact).abs() <= 0.5 * cell + 2.0 * sagitta,
+                "{p}: mesh grid {d}, sphere {exact}"
+            );
+            assert!(
+                (sdf.distance(p) - exact).abs() <= 2.0 * sagitta,
+                "{p}: mesh {}, sphere {exact}",
+                sdf.distance(p)
+            );
+        }
+    }
+
+    #[test]
     fn open_and_inverted_meshes_are_refused() {
         let mut open = uv_sphere(1.0, 6, 8);
         open.faces.pop();
