@@ -57,6 +57,41 @@ fn ours_and_time_independent() -> Vec<Variant> {
     ]
 }
 
+/// The specimen's extreme deformation: the folded flap is lowered onto the
+/// lower layer under a pressing plate, and unfolded about the lower axis.
+const EXTREME: [&str; 4] = [
+    "obstacles.plate.enabled=true",
+    "timeline.press.obstacles.plate={\"translate\": [0, -0.036, 0]}",
+    "timeline.press.handles.flap={\"translate\": [0, -0.006, 0]}",
+    "timeline.unfold.handles.flap.rotate.point=[0.05, 0.002, 0]",
+];
+
+/// The container's heavy plate: down onto the collapsed cloth, 6 mm over
+/// the table, during `press`.
+const PRESSED: [&str; 2] = [
+    "obstacles.plate.enabled=true",
+    "timeline.press.obstacles.plate={\"translate\": [0, -0.339, 0]}",
+];
+
+/// Per material: moderate and extreme deformation, each held short and long.
+fn specimen_variants() -> Vec<Variant> {
+    let mut out = Vec::new();
+    for m in ["cotton", "denim", "polyester"] {
+        let mat = format!("cloth.material={m}");
+        for (kind, extra) in [("moderate", &[][..]), ("extreme", &EXTREME[..])] {
+            for (hold, long) in [("short", false), ("long", true)] {
+                let mut sets: Vec<&str> = vec![&mat];
+                sets.extend_from_slice(extra);
+                if long {
+                    sets.push(HOLD_LONG);
+                }
+                out.push(variant(&format!("{m}-{kind}-{hold}"), &sets));
+            }
+        }
+    }
+    out
+}
+
 /// The experiments, by name.
 pub fn all() -> Vec<Experiment> {
     let bend_cols: &[&str] = &[
@@ -141,6 +176,33 @@ pub fn all() -> Vec<Experiment> {
                 "mean_abs_plastic_in_plane",
                 "slip_fraction",
                 "mean_abs_bend",
+            ],
+        },
+        Experiment {
+            name: "container",
+            scene: "container",
+            variants: vec![
+                variant("moderate-short", &[]),
+                variant("moderate-long", &[HOLD_LONG]),
+                variant("pressed-short", &PRESSED),
+                variant("pressed-long", &[PRESSED[0], PRESSED[1], HOLD_LONG]),
+            ],
+            columns: &[
+                "mean_abs_bend",
+                "max_abs_bend",
+                "mean_abs_plastic_bend",
+                "max_abs_plastic_bend",
+            ],
+        },
+        Experiment {
+            name: "specimen",
+            scene: "specimen",
+            variants: specimen_variants(),
+            columns: &[
+                "region_mean_abs_bend",
+                "region_max_abs_bend",
+                "max_abs_plastic_bend",
+                "penetration",
             ],
         },
     ]

@@ -4,7 +4,6 @@
 use crease::cpu::CpuBackend;
 use crease::scene::{self, Scene};
 use crease::sim::Simulation;
-use glam::DVec3;
 use std::path::Path;
 use std::sync::Arc;
 

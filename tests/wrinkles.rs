@@ -78,3 +78,89 @@ fn claim_5_cotton_keeps_more_twist_wrinkles_than_denim_than_polyester() {
         assert!(l > s, "{m}: long {l} vs short {s}");
     }
 }
+
+#[test]
+fn claim_6_specimen_folds_remember_their_hold_and_pressing_leaves_a_plastic_crease() {
+    // Paper Fig. 2 (cotton): a moderate fold held briefly leaves no wrinkle,
+    // held long a clear one; a fold pressed flat under a plate yields
+    // plastically, more the longer it is pressed.
+    let r = |v: &str| run("specimen", &format!("cotton-{v}"), &[]);
+    let (ms, ml, es, el) = (
+        r("moderate-short"),
+        r("moderate-long"),
+        r("extreme-short"),
+        r("extreme-long"),
+    );
+    println!(
+        "specimen residual (region mean |theta|): moderate {:.4} -> {:.4}, extreme {:.4} -> {:.4}",
+        ms.region_mean_abs_bend, ml.region_mean_abs_bend, es.region_mean_abs_bend, el.region_mean_abs_bend
+    );
+    println!(
+        "specimen plastic crease (max |eps_p|): moderate {:.4} -> {:.4}, extreme {:.4} -> {:.4}; region max |theta|: {:.3} {:.3} {:.3} {:.3}",
+        ms.max_abs_plastic_bend,
+        ml.max_abs_plastic_bend,
+        es.max_abs_plastic_bend,
+        el.max_abs_plastic_bend,
+        ms.region_max_abs_bend,
+        ml.region_max_abs_bend,
+        es.region_max_abs_bend,
+        el.region_max_abs_bend
+    );
+    for (name, short, long) in [("moderate", ms, ml), ("extreme", es, el)] {
+        let (s, l) = (short.region_mean_abs_bend, long.region_mean_abs_bend);
+        assert!(l > 0.02 && l > 1.3 * s, "{name}: long {l} vs short {s}");
+    }
+    assert!(
+        ms.max_abs_plastic_bend == 0.0 && ml.max_abs_plastic_bend == 0.0,
+        "a moderate fold stays below yield"
+    );
+    assert!(
+        es.max_abs_plastic_bend > 0.1,
+        "pressing yields: {}",
+        es.max_abs_plastic_bend
+    );
+    assert!(
+        el.max_abs_plastic_bend > 1.3 * es.max_abs_plastic_bend,
+        "a longer press hardens more"
+    );
+}
+
+#[test]
+fn claim_7_container_pressing_leaves_sharper_wrinkles_and_holds_deepen_the_plastic_ones() {
+    // Paper Fig. 3-4, on a 16 x 16 cloth: lifted by two corners after the
+    // glass is taken away, with or without the heavy plate.
+    let coarse = ["cloth.mesh.grid.resolution=[16,16]"];
+    let r = |v: &str| run_checked("container", v, &coarse, false);
+    let (ms, ml, ps, pl) = (
+        r("moderate-short"),
+        r("moderate-long"),
+        r("pressed-short"),
+        r("pressed-long"),
+    );
+    let show = |m: &Measures| format!("{:.3}/{:.3}", m.mean_abs_bend, m.mean_abs_plastic_bend);
+    println!(
+        "container hanging (mean |theta| / mean |eps_p|): moderate {} -> {}, pressed {} -> {}",
+        show(&ms),
+        show(&ml),
+        show(&ps),
+        show(&pl)
+    );
+    for (hold, m, p) in [("short", ms, ps), ("long", ml, pl)] {
+        assert!(
+            p.mean_abs_bend > 1.1 * m.mean_abs_bend,
+            "{hold}: pressed {p:?} vs moderate {m:?}"
+        );
+        assert!(
+            p.mean_abs_plastic_bend > 2.0 * m.mean_abs_plastic_bend,
+            "{hold}: pressed yields more"
+        );
+    }
+    for (name, s, l) in [("moderate", ms, ml), ("pressed", ps, pl)] {
+        assert!(
+            l.mean_abs_plastic_bend > 1.3 * s.mean_abs_plastic_bend,
+            "{name}: long {} vs short {} plastic bend",
+            l.mean_abs_plastic_bend,
+            s.mean_abs_plastic_bend
+        );
+    }
+}

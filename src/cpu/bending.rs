@@ -22,6 +22,8 @@ pub struct HingeStates {
     pub coef: Vec<f64>,
     /// Friction and plastic state of each hinge's bending channel.
     pub channel: Vec<ChannelState>,
+    /// The strain `theta - theta_rest` of the last evaluation, unwrapped.
+    pub strain: Vec<f64>,
 }
 
 impl HingeStates {
@@ -32,8 +34,18 @@ impl HingeStates {
             force: vec![0.0; n],
             coef: vec![0.0; n],
             channel: vec![cloth.material.bending_channel.initial_state(); n],
+            strain: vec![0.0; n],
         }
     }
+}
+
+/// The angle `raw` plus the multiple of 2 pi nearest to `last`: a hinge
+/// folded past flat-on-itself (pi) keeps counting instead of jumping to
+/// -pi, so its force keeps opening it (a jump would reverse the force and
+/// fold it further, feeding energy in).
+pub fn unwrap(raw: f64, last: f64) -> f64 {
+    let tau = std::f64::consts::TAU;
+    raw + tau * ((last - raw) / tau).round()
 }
 
 /// Updates every hinge's channel at positions `x`, velocities `v`, then
@@ -47,13 +59,15 @@ pub fn bending(cloth: &Cloth, x: &[DVec3], v: &[DVec3], scales: &Scales, out: &m
         .zip(out.force.par_iter_mut())
         .zip(out.coef.par_iter_mut())
         .zip(out.channel.par_iter_mut())
+        .zip(out.strain.par_iter_mut())
         .with_min_len(512)
         .enumerate()
-        .for_each(|(h, (((grad, force), coef), state))| {
+        .for_each(|(h, ((((grad, force), coef), state), last))| {
             let rest = &cloth.hinge_rest[h];
             let idx = cloth.topology.hinges[h].v;
             let (theta, g) = dihedral_gradient(idx.map(|i| x[i as usize]));
-            let strain = theta - rest.theta;
+            let strain = unwrap(theta - rest.theta, *last);
+            *last = strain;
             let rate: f64 = (0..4).map(|a| g[a].dot(v[idx[a] as usize])).sum();
             let c = m.bending_channel.update(
                 &m.bending_models,

@@ -24,6 +24,8 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("twist-flatten", include_str!("../../scenes/twist-flatten.json")),
     ("cylinder-twist", include_str!("../../scenes/cylinder-twist.json")),
     ("tensile-press", include_str!("../../scenes/tensile-press.json")),
+    ("specimen", include_str!("../../scenes/specimen.json")),
+    ("container", include_str!("../../scenes/container.json")),
 ];
 
 /// The scene `crease run` uses when none is given.
