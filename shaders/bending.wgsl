@@ -13,6 +13,9 @@
 @group(0) @binding(5) var<storage, read_write> channels: array<PackedChannel>;
 @group(0) @binding(6) var<storage, read_write> lin_a: array<HingeHalf>;
 @group(0) @binding(7) var<storage, read_write> lin_b: array<HingeHalf>;
+@group(0) @binding(9) var<storage, read_write> last_strain: array<f32>;  // the last strain, unwrapped
+
+const TAU: f32 = 6.283185307179586;
 
 @compute @workgroup_size(WORKGROUP)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
@@ -36,7 +39,11 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     // theta - theta_rest = atan2(sin, cos) of the difference of the angles.
     let sin_t = dot(cross(na, nb), e / len);
     let cos_t = dot(na, nb);
-    let strain = atan2_accurate(sin_t * rest3.w - cos_t * rest.e.w, cos_t * rest3.w + sin_t * rest.e.w);
+    let raw = atan2_accurate(sin_t * rest3.w - cos_t * rest.e.w, cos_t * rest3.w + sin_t * rest.e.w);
+    // Unwrapped past pi (cpu/bending.rs `unwrap`): a hinge folded onto
+    // itself keeps counting, so its force keeps opening it.
+    let strain = raw + TAU * round((last_strain[i] - raw) / TAU);
+    last_strain[i] = strain;
     let g2 = na * (-len / dot(na, na));
     let g3 = nb * (-len / dot(nb, nb));
     let a2 = dot(d2, e) / e2;

@@ -69,6 +69,9 @@ impl Tally {
 pub struct Channels {
     pub hinges: Vec<ChannelState>,
     pub faces: Vec<[ChannelState; 3]>,
+    /// Each hinge's strain `theta - theta_rest` at the last force
+    /// evaluation, unwrapped past pi (continues the next one's unwrapping).
+    pub hinge_strain: Vec<f64>,
 }
 
 fn mean(sum: f64, n: usize) -> f64 {

@@ -83,3 +83,24 @@ pub fn bending(cloth: &Cloth, x: &[DVec3], v: &[DVec3], scales: &Scales, out: &m
             *coef = rest.factor * (scales.elastic * kb + scales.friction * c.stiffness + scales.damping * c.damping);
         });
 }
+
+#[cfg(test)]
+mod tests {
+    use super::unwrap;
+    use std::f64::consts::PI;
+
+    #[test]
+    fn a_hinge_folding_past_pi_keeps_counting() {
+        // Fold from 3.0 rad on through pi in steps of 0.05 rad: the raw
+        // dihedral wraps to -pi, the unwrapped strain does not.
+        let mut last = 3.0;
+        for k in 1..=8 {
+            let angle = 3.0 + 0.05 * k as f64;
+            let raw = (angle + PI).rem_euclid(2.0 * PI) - PI;
+            last = unwrap(raw, last);
+            assert!((last - angle).abs() < 1e-12, "{angle}: raw {raw} unwrapped to {last}");
+        }
+        assert_eq!(unwrap(0.3, 0.25), 0.3);
+        assert_eq!(unwrap(-0.3, 0.0), -0.3);
+    }
+}

@@ -127,6 +127,7 @@ impl CpuBackend {
     pub fn set_channels(&mut self, ch: &Channels) {
         self.hinges.channel.clone_from(&ch.hinges);
         self.faces.channel.clone_from(&ch.faces);
+        self.hinges.strain.clone_from(&ch.hinge_strain);
     }
 
     /// The last step's velocity change (the next solve's warm start).
@@ -236,6 +237,7 @@ impl Backend for CpuBackend {
         Ok(Channels {
             hinges: self.hinges.channel.clone(),
             faces: self.faces.channel.clone(),
+            hinge_strain: self.hinges.strain.clone(),
         })
     }
 

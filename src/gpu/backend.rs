@@ -91,6 +91,7 @@ pub struct GpuBackend {
     reaction: wgpu::Buffer,
     face_channels: [wgpu::Buffer; 3],
     hinge_channels: wgpu::Buffer,
+    hinge_strain: wgpu::Buffer,
     scalars: wgpu::Buffer,
     staging: wgpu::Buffer,
     kernels: Kernels,
@@ -230,6 +231,7 @@ impl GpuBackend {
             storage(&ctx, "channels_uv", &face_init[2])?,
         ];
         let hinge_channels = storage(&ctx, "hinge_channels", &hinge_init)?;
+        let hinge_strain = zeroed::<f32>(&ctx, "hinge_strain", nh)?;
         let stress = zeroed::<[f32; 4]>(&ctx, "stress", 2 * nf)?;
         let face_lin = zeroed::<FaceLin>(&ctx, "face_lin", nf)?;
         let hinge_lin_a = zeroed::<HingeHalf>(&ctx, "hinge_lin_a", nh)?;
@@ -364,6 +366,7 @@ impl GpuBackend {
                     ("channels", &hinge_channels),
                     ("lin_a", &hinge_lin_a),
                     ("lin_b", &hinge_lin_b),
+                    ("last_strain", &hinge_strain),
                 ],
             )?,
             gather: kernel(
@@ -436,6 +439,7 @@ impl GpuBackend {
             &face_channels[1],
             &face_channels[2],
             &hinge_channels,
+            &hinge_strain,
             &stress,
             &face_lin,
             &hinge_lin_a,
@@ -474,6 +478,7 @@ impl GpuBackend {
             reaction,
             face_channels,
             hinge_channels,
+            hinge_strain,
             scalars,
             staging,
             kernels,
@@ -659,6 +664,8 @@ impl GpuBackend {
         let hinges: Vec<PackedChannel> = ch.hinges.iter().map(PackedChannel::from_state).collect();
         if !hinges.is_empty() {
             q.write_buffer(&self.hinge_channels, 0, bytemuck::cast_slice(&hinges));
+            let strain: Vec<f32> = ch.hinge_strain.iter().map(|&s| s as f32).collect();
+            q.write_buffer(&self.hinge_strain, 0, bytemuck::cast_slice(&strain));
         }
     }
 
@@ -857,9 +864,11 @@ impl Backend for GpuBackend {
             }
         }
         let hinges: Vec<PackedChannel> = self.read(&self.hinge_channels, nh)?;
+        let strain: Vec<f32> = self.read(&self.hinge_strain, nh)?;
         Ok(Channels {
             hinges: hinges.iter().map(PackedChannel::to_state).collect(),
             faces,
+            hinge_strain: strain.iter().map(|&s| s as f64).collect(),
         })
     }
 

@@ -147,6 +147,20 @@ impl Simulation {
             grids: &self.grids,
             obstacles: &self.active,
         })?;
+        // A solve that ends worse than its start has diverged: the state
+        // blew up (the backends catch non-finite values themselves).
+        if report.cg_iterations >= self.scene.solver.max_iterations && report.cg_residual > 1.0 {
+            return Err(crate::Error::Step(format!(
+                "step {} (t = {:.4} s, phase {}): the solve diverged (relative residual {:.2e} after {} iterations): \
+                 the step blew up; reduce dt or raise cloth.damping (a cloth crushed edge-on against an obstacle \
+                 can do this)",
+                self.steps + 1,
+                self.time(),
+                phase.name,
+                report.cg_residual,
+                report.cg_iterations
+            )));
+        }
         let mut reactions = vec![Reaction::default(); self.handles.len()];
         let mut offset = 0;
         for (k, state) in self.handles.iter().enumerate() {
@@ -182,5 +196,51 @@ impl Simulation {
             reactions,
             wall_ms: start.elapsed().as_secs_f64() * 1e3,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cloth::Cloth;
+    use crate::cpu::CpuBackend;
+    use crate::measure::Channels;
+
+    /// The CPU reference, except that every solve reports divergence.
+    struct Diverging(CpuBackend);
+
+    impl Backend for Diverging {
+        fn name(&self) -> &'static str {
+            "diverging"
+        }
+        fn step(&mut self, input: &StepInput) -> Result<StepReport> {
+            let mut r = self.0.step(input)?;
+            (r.cg_iterations, r.cg_residual) = (input.solver.max_iterations, 3.0);
+            Ok(r)
+        }
+        fn positions(&self) -> Result<Vec<DVec3>> {
+            self.0.positions()
+        }
+        fn velocities(&self) -> Result<Vec<DVec3>> {
+            self.0.velocities()
+        }
+        fn channels(&self) -> Result<Channels> {
+            self.0.channels()
+        }
+        fn cloth(&self) -> Arc<Cloth> {
+            self.0.cloth()
+        }
+    }
+
+    #[test]
+    fn a_diverged_solve_stops_the_run_with_a_clear_error() {
+        let scene = crate::scene::load("hang", &[]).unwrap();
+        let backend = Diverging(CpuBackend::new(Arc::clone(&scene.cloth)));
+        let mut sim = Simulation::new(scene, Box::new(backend));
+        let e = sim.step().unwrap_err().to_string();
+        assert!(
+            e.contains("step 1") && e.contains("diverged") && e.contains("reduce dt"),
+            "{e}"
+        );
     }
 }
