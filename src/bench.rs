@@ -2,6 +2,8 @@
 //! cylinder (r 0.04 m, h 0.11 m, bottom ring fixed, top ring turned at
 //! 180 deg/s), no collisions, 1 ms steps, refined by an integer factor k to
 //! 64k segments x (27k + 1) rings: 1792, 7040, 27904 vertices for k = 1, 2, 4.
+//! With an obstacle: a rod inside the cylinder that its twisted wall wraps
+//! onto ([`ROD`]), to time the collision kernels.
 
 use crate::backend::Backend;
 use crate::error::Result;
@@ -18,7 +20,11 @@ pub struct BenchRow {
     pub ms_per_step: f64,
     pub forces_ms: f64,
     pub solve_ms: f64,
-    /// Everything else: handle targets, reactions, integration.
+    /// Obstacle collisions (with the position update).
+    pub collide_ms: f64,
+    /// Vertices in contact per step.
+    pub contacts: f64,
+    /// Everything else: handle targets, reactions, velocity update.
     pub other_ms: f64,
     pub cg_iterations: f64,
     /// GPU only: compute dispatches per step.
@@ -34,6 +40,9 @@ pub struct BenchRow {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub copy_gbps: Option<f64>,
 }
+
+/// The `--set` that puts a 3.5 cm rod inside the twist cylinder (4 cm).
+pub const ROD: &str = r#"obstacles={"rod": {"shape": {"capsule": {"a": [0, -0.02, 0], "b": [0, 0.13, 0], "radius": 0.035}}, "thickness": 0.002}}"#;
 
 /// The refinement factor whose mesh is closest to `vertices`.
 pub fn refinement(vertices: usize) -> usize {
@@ -55,12 +64,15 @@ pub fn run_twist(scene: Scene, backend: Box<dyn Backend>, steps: u64) -> Result<
     let (vertices, faces) = (scene.cloth.vertex_count(), scene.cloth.mesh.faces.len());
     let mut sim = Simulation::new(scene, backend);
     let (mut total, mut forces, mut solve, mut cg, mut dispatches) = (0.0, 0.0, 0.0, 0usize, 0u64);
+    let (mut collide, mut contacts) = (0.0, 0usize);
     let mut done = 0;
     while done < steps && !sim.done() {
         let info = sim.step()?;
         total += info.wall_ms;
         forces += info.report.forces_ms;
         solve += info.report.solve_ms;
+        collide += info.report.collide_ms;
+        contacts += info.report.contact.contacts;
         cg += info.report.cg_iterations;
         dispatches += info.report.dispatches;
         done += 1;
@@ -74,7 +86,9 @@ pub fn run_twist(scene: Scene, backend: Box<dyn Backend>, steps: u64) -> Result<
         ms_per_step: total / n,
         forces_ms: forces / n,
         solve_ms: solve / n,
-        other_ms: (total - forces - solve) / n,
+        collide_ms: collide / n,
+        contacts: contacts as f64 / n,
+        other_ms: (total - forces - solve - collide) / n,
         cg_iterations: cg as f64 / n,
         dispatches_per_step: (dispatches > 0).then(|| dispatches as f64 / n),
         bytes_per_iteration: None,

@@ -144,6 +144,9 @@ enum BenchKind {
         /// Override a scene field of the twist: PATH=VALUE (repeatable).
         #[arg(long = "set", value_name = "PATH=VALUE")]
         set: Vec<String>,
+        /// Put a rod inside the cylinder (3.5 cm capsule) to time collisions.
+        #[arg(long)]
+        obstacle: bool,
     },
 }
 
@@ -407,8 +410,12 @@ fn real_main() -> Result<()> {
                 steps,
                 json,
                 backend,
-                set,
+                mut set,
+                obstacle,
             } => {
+                if obstacle {
+                    set.insert(0, crease::bench::ROD.to_string());
+                }
                 if steps == 0 {
                     bail!("argument --steps: must be at least 1");
                 }
@@ -418,13 +425,15 @@ fn real_main() -> Result<()> {
                 };
                 let mut rows = Vec::new();
                 println!(
-                    "{:>8} {:>8} {:>6} {:>10} {:>10} {:>10} {:>9} {:>8} {:>10} {:>11} {:>8} {:>8}",
+                    "{:>8} {:>8} {:>6} {:>10} {:>10} {:>10} {:>10} {:>8} {:>9} {:>8} {:>10} {:>11} {:>8} {:>8}",
                     "backend",
                     "vertices",
                     "steps",
                     "ms/step",
                     "forces_ms",
                     "solve_ms",
+                    "collide_ms",
+                    "contacts",
                     "other_ms",
                     "cg_iter",
                     "dispatch",
@@ -444,13 +453,15 @@ fn real_main() -> Result<()> {
                         let opt =
                             |v: Option<f64>, digits: usize| v.map(|x| format!("{x:.digits$}")).unwrap_or("-".into());
                         println!(
-                            "{:>8} {:>8} {:>6} {:>10.2} {:>10.2} {:>10.2} {:>9.2} {:>8.1} {:>10} {:>11} {:>8} {:>8}",
+                            "{:>8} {:>8} {:>6} {:>10.2} {:>10.2} {:>10.2} {:>10.2} {:>8.0} {:>9.2} {:>8.1} {:>10} {:>11} {:>8} {:>8}",
                             row.backend,
                             row.vertices,
                             row.steps,
                             row.ms_per_step,
                             row.forces_ms,
                             row.solve_ms,
+                            row.collide_ms,
+                            row.contacts,
                             row.other_ms,
                             row.cg_iterations,
                             opt(row.dispatches_per_step, 0),
