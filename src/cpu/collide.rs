@@ -127,3 +127,72 @@ pub fn settle(
         penetration: deepest.iter().fold(0.0f64, |m, &d| m.max(-d)),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::collide::{Pose, Shape};
+    use glam::DQuat;
+
+    fn floor(normal: DVec3, offset: f64) -> Arc<SdfGrid> {
+        let shape = Shape::Plane {
+            point: normal * offset,
+            normal,
+        };
+        Arc::new(SdfGrid::bake(DVec3::splat(-0.2), DVec3::splat(0.2), 0.01, |p| shape.distance(p)).unwrap())
+    }
+
+    fn still(grid: usize, thickness: f64) -> ObstacleStep {
+        ObstacleStep {
+            grid,
+            start: Pose::default(),
+            end: Pose::default(),
+            friction: 0.3,
+            thickness,
+        }
+    }
+
+    #[test]
+    fn settle_lifts_a_wavy_row_into_the_band_keeping_its_order() {
+        let t = 0.004;
+        // A wrinkled row dipping up to 3 cm into a tilted floor.
+        let n = (DQuat::from_rotation_z(0.3) * DVec3::Y).normalize();
+        let grids = vec![floor(n, 0.0)];
+        let tangent = n.cross(DVec3::Z);
+        let depth = |i: usize| 0.01 * (i as f64 * 0.7).sin() - 0.02 + 0.001 * i as f64 / 10.0;
+        let mut x: Vec<DVec3> = (0..40)
+            .map(|i| tangent * (i as f64 * 0.004 - 0.08) + n * depth(i))
+            .collect();
+        let before: Vec<f64> = x.iter().map(|p| p.dot(n)).collect();
+        let (free, mut touched) = (vec![true; x.len()], vec![false; x.len()]);
+        let report = settle(&grids, &[still(0, t)], &mut x, &free, &mut touched);
+        let after: Vec<f64> = x.iter().map(|p| p.dot(n)).collect();
+        assert_eq!(report.penetration, 0.0);
+        for i in 0..x.len() {
+            assert!(
+                after[i] > 0.0 && after[i] <= t + 1e-9,
+                "{i}: {} -> {}",
+                before[i],
+                after[i]
+            );
+            assert!((after[i] - lift(before[i], t)).abs() < 1e-9, "{i}: lands on lift(phi)");
+            for j in 0..x.len() {
+                if before[i] < before[j] {
+                    assert!(after[i] < after[j], "order of {i} and {j} swapped");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_point_pinched_between_two_obstacles_is_left_to_the_forecast() {
+        let t = 0.004;
+        let grids = vec![floor(DVec3::Y, 0.0), floor(-DVec3::Y, -0.004)];
+        let mut x = vec![DVec3::new(0.0, 0.001, 0.0)];
+        let (free, mut touched) = (vec![true], vec![false]);
+        settle(&grids, &[still(0, t), still(1, t)], &mut x, &free, &mut touched);
+        assert_eq!(x[0], DVec3::new(0.0, 0.001, 0.0));
+        settle(&grids, &[still(0, t)], &mut x, &free, &mut touched);
+        assert!((x[0].y - lift(0.001, t)).abs() < 1e-9, "{}", x[0].y);
+    }
+}
