@@ -66,11 +66,12 @@ const EXTREME: [&str; 4] = [
     "timeline.unfold.handles.flap.rotate.point=[0.05, 0.002, 0]",
 ];
 
-/// The container's heavy plate: down onto the collapsed cloth, 6 mm over
-/// the table, during `press`.
+/// The container's heavy plunger: down into the glass during `press`, to
+/// 4 mm over its floor (a single layer of cloth at the contact thickness
+/// from both).
 const PRESSED: [&str; 2] = [
-    "obstacles.plate.enabled=true",
-    "timeline.press.obstacles.plate={\"translate\": [0, -0.339, 0]}",
+    "obstacles.plunger.enabled=true",
+    "timeline.press.obstacles.plunger={\"translate\": [0, -0.301, 0]}",
 ];
 
 /// Per material: moderate and extreme deformation, each held short and long.

@@ -7,7 +7,7 @@ use crease::backend::Backend;
 use crease::cpu::CpuBackend;
 use crease::gpu::{GpuBackend, GpuContext};
 use crease::output::{self, Progress, RunOptions};
-use crease::scene::{self, Action, Scene};
+use crease::scene::{self, Action, ObstacleAction, Scene};
 use crease::sim::Simulation;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
@@ -527,8 +527,23 @@ fn print_scene(s: &Scene) {
             .unwrap_or_default();
         println!("  handle {}: {} vertices{axis}", h.name, h.vertices.len());
     }
+    for o in &s.obstacles {
+        let g = &o.grid;
+        println!(
+            "  obstacle {}: friction {}, thickness {} m, grid {} x {} x {} at {} m ({:.1} MiB){}",
+            o.name,
+            o.friction,
+            o.thickness,
+            g.dims[0],
+            g.dims[1],
+            g.dims[2],
+            g.cell,
+            g.bytes() as f64 / (1 << 20) as f64,
+            if o.enabled { "" } else { ", added later" }
+        );
+    }
     for p in &s.phases {
-        let actions: Vec<String> = s
+        let mut actions: Vec<String> = s
             .handles
             .iter()
             .zip(&p.actions)
@@ -540,6 +555,14 @@ fn print_scene(s: &Scene) {
                 })
             })
             .collect();
+        actions.extend(s.obstacles.iter().zip(&p.obstacle_actions).filter_map(|(o, a)| {
+            a.as_ref().map(|a| match a {
+                ObstacleAction::Hold => format!("{} hold", o.name),
+                ObstacleAction::Remove => format!("{} remove", o.name),
+                ObstacleAction::Add => format!("{} add", o.name),
+                ObstacleAction::Move(m) => format!("{} move {:?}", o.name, m),
+            })
+        }));
         println!(
             "  phase {}: {} steps ({} s), material time {} s{}",
             p.name,

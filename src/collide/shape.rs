@@ -37,13 +37,15 @@ pub enum Shape {
     },
     /// An open cup: a floor disk and a wall of thickness `wall`, opening
     /// along `+axis`. `center` is the middle of the floor's top face,
-    /// `radius` the inner radius, `height` the wall's height above the floor.
+    /// `radius` the inner radius, `height` the wall's height above the floor;
+    /// its outer edges (the rim's included) are rounded by `rounding`.
     Container {
         center: DVec3,
         axis: DVec3,
         radius: f64,
         height: f64,
         wall: f64,
+        rounding: f64,
     },
     Union(Vec<Shape>),
     /// A closed triangle mesh (exact distance through a BVH).
@@ -55,6 +57,13 @@ fn box2(p: DVec2, lo: DVec2, hi: DVec2) -> f64 {
     let c = (lo + hi) * 0.5;
     let d = (p - c).abs() - (hi - lo) * 0.5;
     d.max(DVec2::ZERO).length() + d.x.max(d.y).min(0.0)
+}
+
+/// Bounds of a disk of radius `r` normal to `axis` swept from `a` to `b`:
+/// along world axis i the disk reaches `r sqrt(1 - axis_i^2)`.
+fn disk_sweep(a: DVec3, b: DVec3, axis: DVec3, r: f64) -> (DVec3, DVec3) {
+    let reach = (DVec3::ONE - axis * axis).max(DVec3::ZERO).map(f64::sqrt) * r;
+    (a.min(b) - reach, a.max(b) + reach)
 }
 
 /// (distance from the axis, height along it) of `p`.
@@ -94,13 +103,17 @@ impl Shape {
                 radius,
                 height,
                 wall,
+                rounding,
             } => {
                 // The cup's cross-section in the (r, y) half-plane: a wall
-                // rectangle and a floor rectangle; revolving keeps distances.
+                // rectangle and a floor rectangle, each shrunk by the
+                // rounding and inflated back (rounded corners); revolving
+                // keeps distances.
                 let q = radial(p, *center, *axis);
                 let outer = radius + wall;
-                let side = box2(q, DVec2::new(*radius, -wall), DVec2::new(outer, *height));
-                let floor = box2(q, DVec2::new(-outer, -wall), DVec2::new(outer, 0.0));
+                let r = DVec2::splat(*rounding);
+                let side = box2(q, DVec2::new(*radius, -wall) + r, DVec2::new(outer, *height) - r) - rounding;
+                let floor = box2(q, DVec2::new(-outer, -wall) + r, DVec2::new(outer, 0.0) - r) - rounding;
                 side.min(floor)
             }
             Shape::Union(parts) => parts.iter().map(|s| s.distance(p)).fold(f64::INFINITY, f64::min),
@@ -117,21 +130,24 @@ impl Shape {
             Shape::Box { center, half } => (*center - *half, *center + *half),
             Shape::Capsule { a, b, radius } => (a.min(*b) - *radius, a.max(*b) + *radius),
             Shape::Cylinder {
-                center, radius, height, ..
-            } => {
-                let r = (radius * radius + height * height * 0.25).sqrt();
-                (*center - r, *center + r)
-            }
+                center,
+                axis,
+                radius,
+                height,
+            } => disk_sweep(
+                *center - *axis * (height * 0.5),
+                *center + *axis * (height * 0.5),
+                *axis,
+                *radius,
+            ),
             Shape::Container {
                 center,
+                axis,
                 radius,
                 height,
                 wall,
                 ..
-            } => {
-                let r = ((radius + wall).powi(2) + (height + wall).powi(2)).sqrt();
-                (*center - r, *center + r)
-            }
+            } => disk_sweep(*center - *axis * *wall, *center + *axis * *height, *axis, radius + wall),
             Shape::Union(parts) => parts
                 .iter()
                 .map(Shape::bounds)
@@ -210,6 +226,7 @@ mod tests {
                     radius: 0.08,
                     height: 0.06,
                     wall: 0.01,
+                    rounding: 0.003,
                 },
             ),
             (
@@ -269,6 +286,7 @@ mod tests {
             radius: 0.1,
             height: 0.08,
             wall: 0.01,
+            rounding: 0.0,
         };
         let cases = [
             (DVec3::new(0.0, 0.03, 0.0), 0.03),            // above the floor, inside the cup

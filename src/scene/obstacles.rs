@@ -96,14 +96,25 @@ impl Ctx<'_> {
                 radius,
                 height,
                 wall,
+                rounding,
                 axis,
-            } => Shape::Container {
-                center: self.point(&f("container.center"), *center)?,
-                axis: self.direction(&f("container.axis"), *axis)?,
-                radius: self.length(&f("container.radius"), *radius)?,
-                height: self.length(&f("container.height"), *height)?,
-                wall: self.length(&f("container.wall"), *wall)?,
-            },
+            } => {
+                let wall = self.length(&f("container.wall"), *wall)?;
+                if !(rounding.is_finite() && *rounding >= 0.0 && *rounding <= 0.5 * wall) {
+                    return Err(self.err(
+                        &f("container.rounding"),
+                        format!("must be between 0 and half the wall ({}), got {rounding}", 0.5 * wall),
+                    ));
+                }
+                Shape::Container {
+                    center: self.point(&f("container.center"), *center)?,
+                    axis: self.direction(&f("container.axis"), *axis)?,
+                    radius: self.length(&f("container.radius"), *radius)?,
+                    height: self.length(&f("container.height"), *height)?,
+                    wall,
+                    rounding: *rounding,
+                }
+            }
             ShapeSpec::Union(parts) => {
                 if parts.is_empty() {
                     return Err(self.err(&f("union"), "needs at least one shape".into()));

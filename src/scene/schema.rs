@@ -394,13 +394,16 @@ pub enum ShapeSpec {
     },
     /// An open cup: `center` is the middle of the floor's top face, `radius`
     /// the inner radius, `height` the wall above the floor, `wall` the
-    /// thickness of wall and floor; it opens along `axis` (default +y).
+    /// thickness of wall and floor, `rounding` the radius of its outer edges
+    /// (at most half the wall); it opens along `axis` (default +y).
     Container {
         center: [f64; 3],
         radius: f64,
         height: f64,
         #[serde(default = "default_wall")]
         wall: f64,
+        #[serde(default)]
+        rounding: f64,
         #[serde(default = "up")]
         axis: [f64; 3],
     },
