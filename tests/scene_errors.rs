@@ -23,6 +23,19 @@ fn error_of(v: &serde_json::Value, overrides: &[&str]) -> String {
     }
 }
 
+/// The error of scene `v` parsed in a fresh folder holding `file` = `text`.
+fn error_with_file(v: &serde_json::Value, file: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("crease-{file}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(file), text).unwrap();
+    let result = scene::parse("test.json", "test", &v.to_string(), &dir, &[]);
+    std::fs::remove_dir_all(&dir).ok();
+    match result {
+        Ok(_) => panic!("scene {v} with {file} was accepted"),
+        Err(e) => e.to_string(),
+    }
+}
+
 #[test]
 fn the_base_scene_is_valid() {
     let s = scene::parse("test.json", "test", &base().to_string(), Path::new("."), &[]).unwrap();
@@ -89,26 +102,16 @@ fn nan_parameter() {
 
 #[test]
 fn non_manifold_obj() {
-    let dir = std::env::temp_dir().join(format!("crease-nonmanifold-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    // Three triangles on the edge (1, 2).
-    std::fs::write(
-        dir.join("fin.obj"),
-        "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nv 1 1 1\nf 1 2 3\nf 2 4 3\nf 3 2 5\n",
-    )
-    .unwrap();
     let mut v = base();
     v["cloth"]["mesh"] = serde_json::json!({ "obj": { "path": "fin.obj" } });
     v["handles"] = serde_json::json!({ "pin": { "select": { "indices": [0] } } });
-    let sets: Vec<String> = vec![];
-    let e = scene::parse("fin-scene.json", "fin", &v.to_string(), &dir, &sets)
-        .unwrap_err()
-        .to_string();
+    // Three triangles on the edge (1, 2).
+    let fin = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nv 1 1 1\nf 1 2 3\nf 2 4 3\nf 3 2 5\n";
+    let e = error_with_file(&v, "fin.obj", fin);
     assert!(
         e.contains("fin.obj") && e.contains("non-manifold") && e.contains("edge"),
         "{e}"
     );
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
@@ -173,21 +176,11 @@ fn bad_obstacles_are_named() {
 
 #[test]
 fn an_open_obstacle_mesh_is_refused_with_its_edge() {
-    let dir = std::env::temp_dir().join(format!("crease-open-mesh-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    // A tetrahedron missing one face.
-    std::fs::write(
-        dir.join("open.obj"),
-        "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 2 3 4\n",
-    )
-    .unwrap();
     let mut v = base();
     v["obstacles"] = serde_json::json!({ "rock": { "shape": { "mesh": { "path": "open.obj" } } } });
-    let e = match scene::parse("test.json", "test", &v.to_string(), &dir, &[]) {
-        Ok(_) => panic!("an open mesh was accepted"),
-        Err(e) => e.to_string(),
-    };
-    std::fs::remove_dir_all(&dir).unwrap();
+    // A tetrahedron missing one face.
+    let open = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 2 3 4\n";
+    let e = error_with_file(&v, "open.obj", open);
     assert!(
         e.contains("obstacles.rock.shape.mesh.path") && e.contains("open.obj") && e.contains("closed"),
         "{e}"
