@@ -1,8 +1,9 @@
 // Obstacle collisions per vertex (CPU twin: src/cpu/collide.rs; Bridson,
 // Marino & Fedkiw 2003 §5.2-5.3): `respond` forecasts each free vertex
 // against each enabled obstacle's signed-distance grid and corrects its
-// velocity (normal part lands it on the thickness contour, Coulomb friction
-// on the tangential part); `settle`, after the position update, lifts a
+// velocity (normal part lands it on the thickness contour; from inside the
+// band the approach is stopped and the rest is a position correction;
+// Coulomb friction on the tangential part); `settle`, after the position update, lifts a
 // vertex still within the thickness of exactly one obstacle onto the
 // contour lift(phi) = t exp((phi - t)/t), which keeps wrinkles' shape.
 
@@ -120,6 +121,7 @@ fn respond(@builtin(global_invocation_id) id: vec3<u32>) {
         let h = params.step.x;
         let p = rest[i].xyz + x[i].xyz;
         var vi = v[i].xyz;
+        var push = vec3<f32>(0.0);
         for (var k = 0u; k < obstacle_count.x; k++) {
             let o = obstacles[k];
             let s = probe(o, p, false);
@@ -131,11 +133,18 @@ fn respond(@builtin(global_invocation_id) id: vec3<u32>) {
             let v_obs = (rotate(o.end_rot, local) + o.end_trans.xyz - p) / h;
             let rel = vi - v_obs;
             let vn = dot(rel, n);
-            let thickness = o.contact.y;
-            if (s.w + h * vn >= thickness) {
+            // The normal velocity that lands the point on the contour.
+            let target_vn = (o.contact.y - s.w) / h;
+            if (vn >= target_vn) {
                 continue;
             }
-            let vn_new = (thickness - s.w) / h;
+            // From outside: land on the contour; from inside: stop the
+            // approach and move out by a position correction.
+            var vn_new = target_vn;
+            if (target_vn > 0.0) {
+                vn_new = max(vn, 0.0);
+            }
+            push += n * (h * (target_vn - vn_new));
             let tangent = rel - n * vn;
             let speed = length(tangent);
             var keep = 0.0;
@@ -146,6 +155,7 @@ fn respond(@builtin(global_invocation_id) id: vec3<u32>) {
             hit = 1.0;
         }
         v[i] = vec4<f32>(vi, 0.0);
+        x[i] = vec4<f32>(x[i].xyz + push, 0.0);
     }
     contact[i] = vec2<f32>(hit, 0.0);
 }

@@ -17,10 +17,11 @@ pub enum Shape {
         center: DVec3,
         radius: f64,
     },
-    /// Axis-aligned box.
+    /// Axis-aligned box, its edges and corners rounded by `rounding`.
     Box {
         center: DVec3,
         half: DVec3,
+        rounding: f64,
     },
     /// Segment `a`-`b` swept by a ball.
     Capsule {
@@ -78,9 +79,9 @@ impl Shape {
         match self {
             Shape::Plane { point, normal } => (p - *point).dot(*normal),
             Shape::Sphere { center, radius } => (p - *center).length() - radius,
-            Shape::Box { center, half } => {
-                let d = (p - *center).abs() - *half;
-                d.max(DVec3::ZERO).length() + d.max_element().min(0.0)
+            Shape::Box { center, half, rounding } => {
+                let d = (p - *center).abs() - (*half - *rounding);
+                d.max(DVec3::ZERO).length() + d.max_element().min(0.0) - rounding
             }
             Shape::Capsule { a, b, radius } => {
                 let ab = *b - *a;
@@ -127,7 +128,7 @@ impl Shape {
         match self {
             Shape::Plane { .. } => inf,
             Shape::Sphere { center, radius } => (*center - *radius, *center + *radius),
-            Shape::Box { center, half } => (*center - *half, *center + *half),
+            Shape::Box { center, half, .. } => (*center - *half, *center + *half),
             Shape::Capsule { a, b, radius } => (a.min(*b) - *radius, a.max(*b) + *radius),
             Shape::Cylinder {
                 center,
@@ -199,6 +200,7 @@ mod tests {
                 Shape::Box {
                     center: c,
                     half: DVec3::new(0.1, 0.05, 0.08),
+                    rounding: 0.01,
                 },
             ),
             (
@@ -239,6 +241,7 @@ mod tests {
                     Shape::Box {
                         center: c - 0.05,
                         half: DVec3::splat(0.04),
+                        rounding: 0.0,
                     },
                 ]),
             ),

@@ -4,8 +4,13 @@
 //! - `respond` (§5.2, interface forecasting): with the obstacle's distance
 //!   `phi`, outward normal `N` and velocity `v_o` at a cloth point, the
 //!   point is forecast to reach `phi + dt (v - v_o).N` after the step. If
-//!   that is below the thickness `t`, the relative normal velocity becomes
-//!   `(t - phi)/dt`, which lands the point on the `t` contour, and the
+//!   that is below the thickness `t`, the point must move by `(t - phi)/dt`
+//!   relative to the obstacle along `N` to land on the `t` contour. From
+//!   outside (`phi >= t`) that is its new relative normal velocity, as in the
+//!   paper. From inside the band it would be a launch speed that stays in
+//!   the cloth after the step and, under sustained contact, pumps energy in
+//!   every step; there the approach is stopped (relative normal velocity
+//!   `max(v_N, 0)`) and the rest is a position correction along `N`. The
 //!   relative tangential velocity is scaled by `max(0, 1 - mu dv_N/|v_T|)`
 //!   (Coulomb friction with the normal velocity change `dv_N` as impulse:
 //!   static when that reaches `|v_T|`, kinetic otherwise).
@@ -48,32 +53,40 @@ pub fn respond(
     grids: &[Arc<SdfGrid>],
     obstacles: &[ObstacleStep],
     h: f64,
-    x: &[DVec3],
+    x: &mut [DVec3],
     v: &mut [DVec3],
     free: &[bool],
     touched: &mut [bool],
 ) {
-    v.par_iter_mut()
+    x.par_iter_mut()
+        .zip(v.par_iter_mut())
         .zip(touched.par_iter_mut())
         .enumerate()
-        .for_each(|(i, (vi, hit))| {
+        .for_each(|(i, ((xi, vi), hit))| {
             *hit = false;
             if !free[i] {
                 return;
             }
+            let mut push = DVec3::ZERO;
             for o in obstacles {
                 let grid = &grids[o.grid];
-                let (phi, n) = normal_at(grid, o, x[i], false);
+                let (phi, n) = normal_at(grid, o, *xi, false);
                 if n == DVec3::ZERO {
                     continue;
                 }
-                let v_obs = (o.end.to_world(o.start.to_local(x[i])) - x[i]) / h;
+                let v_obs = (o.end.to_world(o.start.to_local(*xi)) - *xi) / h;
                 let rel = *vi - v_obs;
                 let vn = rel.dot(n);
-                if phi + h * vn >= o.thickness {
+                // The normal velocity that lands the point on the contour.
+                let target = (o.thickness - phi) / h;
+                if vn >= target {
                     continue;
                 }
-                let vn_new = (o.thickness - phi) / h;
+                // Approaching from outside: slow to land on the contour. Already
+                // inside: stop the approach and move out by a position
+                // correction (a launch speed would stay in the cloth).
+                let vn_new = if target > 0.0 { vn.max(0.0) } else { target };
+                push += n * (h * (target - vn_new));
                 let tangent = rel - n * vn;
                 let speed = tangent.length();
                 let keep = if speed > 0.0 {
@@ -84,6 +97,7 @@ pub fn respond(
                 *vi = v_obs + n * vn_new + tangent * keep;
                 *hit = true;
             }
+            *xi += push;
         });
 }
 
@@ -182,6 +196,29 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_point_inside_the_band_is_moved_out_not_launched() {
+        let (t, h) = (0.004, 0.002);
+        let grids = vec![floor(DVec3::Y, 0.0)];
+        // Inside the band and sinking: stopped, moved onto the contour.
+        let mut x = vec![DVec3::new(0.0, 0.001, 0.0), DVec3::new(0.05, 0.01, 0.0)];
+        let mut v = vec![DVec3::new(0.1, -0.2, 0.0), DVec3::new(0.0, -3.0, 0.0)];
+        let (free, mut touched) = (vec![true; 2], vec![false; 2]);
+        respond(&grids, &[still(0, t)], h, &mut x, &mut v, &free, &mut touched);
+        assert!(v[0].y.abs() < 1e-12, "no launch speed is left: {}", v[0]);
+        assert!((x[0].y + h * v[0].y - t).abs() < 1e-9, "lands on the contour: {}", x[0]);
+        // Friction acts on the stopped approach only (0.2 m/s): 0.1 - 0.3 x 0.2 = 0.04.
+        assert!((v[0].x - 0.04).abs() < 1e-9, "{}", v[0]);
+        // Outside and approaching fast: slowed to land on the contour.
+        assert!(
+            (x[1].y + h * v[1].y - t).abs() < 1e-9 && x[1].y == 0.01,
+            "{} {}",
+            x[1],
+            v[1]
+        );
+        assert_eq!(touched, vec![true, true]);
     }
 
     #[test]

@@ -193,7 +193,7 @@ impl Backend for CpuBackend {
             input.grids,
             input.obstacles,
             h,
-            &self.x,
+            &mut self.x,
             &mut self.v,
             &self.free,
             &mut self.touched,

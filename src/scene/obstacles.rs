@@ -62,7 +62,11 @@ impl Ctx<'_> {
                 center: self.point(&f("sphere.center"), *center)?,
                 radius: self.length(&f("sphere.radius"), *radius)?,
             },
-            ShapeSpec::Box { center, half_extents } => {
+            ShapeSpec::Box {
+                center,
+                half_extents,
+                rounding,
+            } => {
                 let half = self.point(&f("box.half_extents"), *half_extents)?;
                 if half.min_element() <= 0.0 {
                     return Err(self.err(
@@ -70,9 +74,19 @@ impl Ctx<'_> {
                         format!("must be positive, got {half_extents:?}"),
                     ));
                 }
+                if !(rounding.is_finite() && *rounding >= 0.0 && *rounding <= half.min_element()) {
+                    return Err(self.err(
+                        &f("box.rounding"),
+                        format!(
+                            "must be between 0 and the smallest half extent ({}), got {rounding}",
+                            half.min_element()
+                        ),
+                    ));
+                }
                 Shape::Box {
                     center: self.point(&f("box.center"), *center)?,
                     half,
+                    rounding: *rounding,
                 }
             }
             ShapeSpec::Capsule { a, b, radius } => Shape::Capsule {

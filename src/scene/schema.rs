@@ -374,10 +374,12 @@ pub enum ShapeSpec {
         center: [f64; 3],
         radius: f64,
     },
-    /// Axis-aligned box.
+    /// Axis-aligned box, edges and corners rounded by `rounding` (m).
     Box {
         center: [f64; 3],
         half_extents: [f64; 3],
+        #[serde(default)]
+        rounding: f64,
     },
     Capsule {
         a: [f64; 3],
