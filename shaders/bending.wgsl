@@ -18,8 +18,8 @@
 const TAU: f32 = 6.283185307179586;
 
 @compute @workgroup_size(WORKGROUP)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
-    let i = id.x;
+fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = linear_index(id, groups);
     if (i >= params.counts.z) {
         return;
     }

@@ -111,8 +111,8 @@ fn lift(phi: f32, t: f32) -> f32 {
 }
 
 @compute @workgroup_size(WORKGROUP)
-fn respond(@builtin(global_invocation_id) id: vec3<u32>) {
-    let i = id.x;
+fn respond(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = linear_index(id, groups);
     if (i >= params.counts.x) {
         return;
     }
@@ -161,8 +161,8 @@ fn respond(@builtin(global_invocation_id) id: vec3<u32>) {
 }
 
 @compute @workgroup_size(WORKGROUP)
-fn settle(@builtin(global_invocation_id) id: vec3<u32>) {
-    let i = id.x;
+fn settle(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = linear_index(id, groups);
     if (i >= params.counts.x) {
         return;
     }

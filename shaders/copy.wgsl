@@ -7,8 +7,7 @@
 
 @compute @workgroup_size(WORKGROUP)
 fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    // A 2D grid of workgroups so buffers larger than 65535 x 64 elements fit.
-    let i = id.x + id.y * groups.x * WORKGROUP;
+    let i = linear_index(id, groups);
     if (i < arrayLength(&src)) {
         dst[i] = src[i];
     }

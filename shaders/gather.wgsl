@@ -45,8 +45,8 @@ fn inverse3(m: mat3x3<f32>) -> mat3x3<f32> {
 }
 
 @compute @workgroup_size(WORKGROUP)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
-    let v = id.x;
+fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let v = linear_index(id, groups);
     if (v >= params.counts.x) {
         return;
     }

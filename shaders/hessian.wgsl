@@ -26,8 +26,8 @@
 
 // A (dP_u, dP_v) of a face under corner displacement p (`stress_differential`).
 @compute @workgroup_size(WORKGROUP)
-fn face_product(@builtin(global_invocation_id) id: vec3<u32>) {
-    let i = id.x;
+fn face_product(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = linear_index(id, groups);
     if (i >= params.counts.y) {
         return;
     }
@@ -53,8 +53,8 @@ fn face_product(@builtin(global_invocation_id) id: vec3<u32>) {
 
 // coef (grad . p) of a hinge.
 @compute @workgroup_size(WORKGROUP)
-fn hinge_product(@builtin(global_invocation_id) id: vec3<u32>) {
-    let i = id.x;
+fn hinge_product(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = linear_index(id, groups);
     if (i >= params.counts.z) {
         return;
     }
@@ -66,9 +66,9 @@ fn hinge_product(@builtin(global_invocation_id) id: vec3<u32>) {
 }
 
 @compute @workgroup_size(WORKGROUP)
-fn gather_product(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocation_index) local: u32,
+fn gather_product(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) local: u32,
                   @builtin(workgroup_id) group: vec3<u32>) {
-    let v = id.x;
+    let v = linear_index(id, groups);
     var dot_pq = 0.0;
     if (v < params.counts.x) {
         var y = vec3<f32>(0.0);
@@ -88,7 +88,8 @@ fn gather_product(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_i
         dot_pq = dot(p[v].xyz, y);
     }
     let total = workgroup_sum(local, vec2<f32>(dot_pq, 0.0));
-    if (local == 0u) {
-        partial[group.x] = total;
+    let g = group_index(group, groups);
+    if (local == 0u && g < arrayLength(&partial)) {
+        partial[g] = total;
     }
 }

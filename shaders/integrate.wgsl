@@ -16,8 +16,8 @@
 
 // Pinned vertices: the dv that lands them exactly on their targets.
 @compute @workgroup_size(WORKGROUP)
-fn constrain(@builtin(global_invocation_id) id: vec3<u32>) {
-    let i = id.x;
+fn constrain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = linear_index(id, groups);
     if (i >= params.counts.x || is_free[i] != 0u) {
         return;
     }
@@ -27,8 +27,8 @@ fn constrain(@builtin(global_invocation_id) id: vec3<u32>) {
 
 // rhs = h f - S v, with q = S v.
 @compute @workgroup_size(WORKGROUP)
-fn right_hand_side(@builtin(global_invocation_id) id: vec3<u32>) {
-    let i = id.x;
+fn right_hand_side(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = linear_index(id, groups);
     if (i >= params.counts.x) {
         return;
     }
@@ -37,8 +37,8 @@ fn right_hand_side(@builtin(global_invocation_id) id: vec3<u32>) {
 
 // The force the cloth exerts on whatever holds vertex i: (rhs - A dv)/h, with q = A dv.
 @compute @workgroup_size(WORKGROUP)
-fn reactions(@builtin(global_invocation_id) id: vec3<u32>) {
-    let i = id.x;
+fn reactions(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = linear_index(id, groups);
     if (i >= params.counts.x) {
         return;
     }
@@ -47,8 +47,8 @@ fn reactions(@builtin(global_invocation_id) id: vec3<u32>) {
 
 // v += dv (the collision response then corrects v before it moves x).
 @compute @workgroup_size(WORKGROUP)
-fn advance_velocity(@builtin(global_invocation_id) id: vec3<u32>) {
-    let i = id.x;
+fn advance_velocity(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = linear_index(id, groups);
     if (i >= params.counts.x) {
         return;
     }
@@ -57,8 +57,8 @@ fn advance_velocity(@builtin(global_invocation_id) id: vec3<u32>) {
 
 // x += h v (on the displacements).
 @compute @workgroup_size(WORKGROUP)
-fn advance_position(@builtin(global_invocation_id) id: vec3<u32>) {
-    let i = id.x;
+fn advance_position(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = linear_index(id, groups);
     if (i >= params.counts.x) {
         return;
     }

@@ -43,8 +43,8 @@ fn positive_part(m: vec3<f32>) -> vec3<f32> {
 }
 
 @compute @workgroup_size(WORKGROUP)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
-    let i = id.x;
+fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = linear_index(id, groups);
     if (i >= params.counts.y) {
         return;
     }

@@ -19,8 +19,8 @@
 
 // p = the guess with its free part zero (for the reference residual).
 @compute @workgroup_size(WORKGROUP)
-fn pinned_guess(@builtin(global_invocation_id) id: vec3<u32>) {
-    let v = id.x;
+fn pinned_guess(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let v = linear_index(id, groups);
     if (v >= params.counts.x) {
         return;
     }
@@ -37,24 +37,25 @@ fn store_residual(v: u32, ri: vec3<f32>) -> vec2<f32> {
 
 // r = S (rhs - q), z = P r; partial sums of (r . r, r . z).
 @compute @workgroup_size(WORKGROUP)
-fn residual(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocation_index) local: u32,
+fn residual(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) local: u32,
             @builtin(workgroup_id) group: vec3<u32>) {
-    let v = id.x;
+    let v = linear_index(id, groups);
     var sums = vec2<f32>(0.0);
     if (v < params.counts.x) {
         sums = store_residual(v, select(vec3<f32>(0.0), rhs[v].xyz - q[v].xyz, is_free[v] != 0u));
     }
     let total = workgroup_sum(local, sums);
-    if (local == 0u) {
-        partial[group.x] = total;
+    let g = group_index(group, groups);
+    if (local == 0u && g < arrayLength(&partial)) {
+        partial[g] = total;
     }
 }
 
 // dv += alpha p, r -= alpha q, z = P r; partial sums of (r . r, r . z).
 @compute @workgroup_size(WORKGROUP)
-fn update(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocation_index) local: u32,
+fn update(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) local: u32,
           @builtin(workgroup_id) group: vec3<u32>) {
-    let v = id.x;
+    let v = linear_index(id, groups);
     let running = scalars.done == 0u;
     var sums = vec2<f32>(0.0);
     if (v < params.counts.x && running) {
@@ -63,15 +64,16 @@ fn update(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocatio
         sums = store_residual(v, r[v].xyz - q[v].xyz * alpha);
     }
     let total = workgroup_sum(local, sums);
-    if (local == 0u) {
-        partial[group.x] = total;
+    let g = group_index(group, groups);
+    if (local == 0u && g < arrayLength(&partial)) {
+        partial[g] = total;
     }
 }
 
 // p = z + beta p.
 @compute @workgroup_size(WORKGROUP)
-fn direction(@builtin(global_invocation_id) id: vec3<u32>) {
-    let v = id.x;
+fn direction(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let v = linear_index(id, groups);
     if (v >= params.counts.x || scalars.done != 0u) {
         return;
     }
@@ -80,8 +82,8 @@ fn direction(@builtin(global_invocation_id) id: vec3<u32>) {
 
 // p = z (the first direction).
 @compute @workgroup_size(WORKGROUP)
-fn first_direction(@builtin(global_invocation_id) id: vec3<u32>) {
-    let v = id.x;
+fn first_direction(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let v = linear_index(id, groups);
     if (v >= params.counts.x) {
         return;
     }
@@ -90,8 +92,8 @@ fn first_direction(@builtin(global_invocation_id) id: vec3<u32>) {
 
 // With a zero reference residual the solution is dv = 0 on free vertices.
 @compute @workgroup_size(WORKGROUP)
-fn zero_free(@builtin(global_invocation_id) id: vec3<u32>) {
-    let v = id.x;
+fn zero_free(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let v = linear_index(id, groups);
     if (v >= params.counts.x || scalars.zero == 0u || is_free[v] == 0u) {
         return;
     }

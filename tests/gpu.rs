@@ -147,6 +147,43 @@ fn gpu_runs_are_reproducible_and_independent_of_the_readback_interval() {
 }
 
 #[test]
+fn dispatches_wrapped_onto_two_dimensions_give_the_same_bytes() {
+    if !have_gpu() {
+        return;
+    }
+    // 169 vertices and 288 faces take 3 and 5 workgroups: rows of 1 and 2
+    // wrap every dispatch onto y (with idle workgroups at the end of a row).
+    let run = |row: Option<u32>| {
+        let s = scene::load(
+            "sphere-drop",
+            &sets(&["cloth.mesh.grid.resolution=[12,12]", "timeline.fall.duration=0.12"]),
+        )
+        .unwrap();
+        let ctx = GpuContext::new().unwrap();
+        let b = match row {
+            Some(r) => GpuBackend::with_dispatch_row(ctx, Arc::clone(&s.cloth), r),
+            None => GpuBackend::with_context(ctx, Arc::clone(&s.cloth)),
+        };
+        let mut sim = crease::sim::Simulation::new(s, Box::new(b.unwrap()));
+        let mut contacts = 0;
+        while !sim.done() {
+            contacts = sim.step().unwrap().report.contact.contacts;
+        }
+        let x = crease::mesh::write_obj(&sim.scene.cloth.mesh, &sim.backend().positions().unwrap());
+        (x, contacts)
+    };
+    let wide = run(None);
+    assert!(wide.1 > 0, "the sheet should touch the ball by then");
+    for row in [1, 2] {
+        assert_eq!(
+            wide,
+            run(Some(row)),
+            "a dispatch row of {row} workgroups changes the result"
+        );
+    }
+}
+
+#[test]
 fn contact_response_matches_the_cpu_from_identical_states() {
     use crease::backend::StepInput;
     use crease::collide::{ObstacleStep, Pose};

@@ -66,6 +66,17 @@ const PLASTIC_PERFECT: u32 = 2u;
 
 const WORKGROUP: u32 = 64u;
 
+// A thread's linear index, and a workgroup's, in a dispatch that may be 2D:
+// one wider than the adapter's max_compute_workgroups_per_dimension wraps
+// onto y (x fastest), so meshes of any size fit.
+fn linear_index(id: vec3<u32>, groups: vec3<u32>) -> u32 {
+    return id.x + id.y * groups.x * WORKGROUP;
+}
+
+fn group_index(group: vec3<u32>, groups: vec3<u32>) -> u32 {
+    return group.x + group.y * groups.x;
+}
+
 // Rest data of a face (layout.rs `FaceRest`): shape-function gradients
 // beta_a (f_u = sum beta_a.x x_a, f_v = sum beta_a.y x_a), rest area, and
 // the deformation gradient and Green strain of the initial positions X.

@@ -25,15 +25,24 @@ const WORKGROUP: u32 = 64;
 struct Kernel {
     pipeline: wgpu::ComputePipeline,
     group: wgpu::BindGroup,
-    workgroups: u32,
+    /// Workgroups along x and y (see [`dispatch`]).
+    workgroups: [u32; 2],
 }
 
 impl Kernel {
     fn record(&self, pass: &mut wgpu::ComputePass) {
         pass.set_pipeline(&self.pipeline);
         pass.set_bind_group(0, &self.group, &[]);
-        pass.dispatch_workgroups(self.workgroups, 1, 1);
+        pass.dispatch_workgroups(self.workgroups[0], self.workgroups[1], 1);
     }
+}
+
+/// The workgroups of a dispatch over `threads` items: at most `row` along x,
+/// the rest wrapped onto y (the kernels' `linear_index`, shared/types.wgsl).
+fn dispatch(threads: usize, row: u32) -> [u32; 2] {
+    let total = groups(threads);
+    let x = total.min(row.max(1));
+    [x, total.div_ceil(x)]
 }
 
 struct Kernels {
@@ -99,6 +108,8 @@ pub struct GpuBackend {
     contact: wgpu::Buffer,
     obstacle_count: wgpu::Buffer,
     collide: Option<Collide>,
+    /// Workgroups per dispatch row (see [`dispatch`]).
+    row: u32,
     /// Bytes of every buffer allocated on the device.
     device_bytes: u64,
 }
@@ -157,20 +168,21 @@ impl GpuBackend {
     }
 
     pub fn with_context(ctx: GpuContext, cloth: Arc<Cloth>) -> Result<GpuBackend> {
+        let row = ctx.limits.max_compute_workgroups_per_dimension;
+        Self::with_dispatch_row(ctx, cloth, row)
+    }
+
+    /// Like [`GpuBackend::with_context`], with every dispatch wrapping onto
+    /// its y dimension after `row` workgroups (the adapter's
+    /// `max_compute_workgroups_per_dimension` by default; a test narrows it
+    /// to exercise the wrap on a small mesh).
+    pub fn with_dispatch_row(ctx: GpuContext, cloth: Arc<Cloth>, row: u32) -> Result<GpuBackend> {
         let (n, nf, nh) = (
             cloth.vertex_count(),
             cloth.mesh.faces.len(),
             cloth.topology.hinges.len(),
         );
-        let max_groups = ctx.limits.max_compute_workgroups_per_dimension;
-        if groups(n.max(nf).max(nh)) > max_groups {
-            return Err(Error::Gpu(format!(
-                "the cloth has {} elements, more than {} workgroups of {WORKGROUP} per dispatch \
-                 (max_compute_workgroups_per_dimension): use a coarser mesh or --backend cpu",
-                n.max(nf).max(nh),
-                max_groups
-            )));
-        }
+        let row = row.clamp(1, ctx.limits.max_compute_workgroups_per_dimension);
         let topo = &cloth.topology;
         let params = uniform(
             &ctx,
@@ -269,7 +281,7 @@ impl GpuBackend {
             Ok(Kernel {
                 pipeline: m.pipeline(&ctx, entry)?,
                 group: m.bind_group(&ctx, buffers)?,
-                workgroups: groups(threads),
+                workgroups: dispatch(threads, row),
             })
         };
         let membrane = Module::new(&ctx, "membrane")?;
@@ -486,6 +498,7 @@ impl GpuBackend {
             contact,
             obstacle_count,
             collide: None,
+            row,
         })
     }
 
@@ -530,7 +543,7 @@ impl GpuBackend {
             Ok(Kernel {
                 pipeline: module.pipeline(ctx, entry)?,
                 group: module.bind_group(ctx, &buffers)?,
-                workgroups: groups(n),
+                workgroups: dispatch(n, self.row),
             })
         };
         self.collide = Some(Collide {
@@ -903,13 +916,10 @@ pub fn copy_bandwidth(ctx: &GpuContext, bytes: u64, repeats: u32) -> Result<f64>
     let src = zeroed::<[f32; 4]>(ctx, "copy_src", elements)?;
     let dst = zeroed::<[f32; 4]>(ctx, "copy_dst", elements)?;
     let module = Module::new(ctx, "copy")?;
-    let groups_total = groups(elements);
-    let max = ctx.limits.max_compute_workgroups_per_dimension;
-    let (gx, gy) = (groups_total.min(max), groups_total.div_ceil(max));
     let kernel = Kernel {
         pipeline: module.pipeline(ctx, "main")?,
         group: module.bind_group(ctx, &[("src", &src), ("dst", &dst)])?,
-        workgroups: gx,
+        workgroups: dispatch(elements, ctx.limits.max_compute_workgroups_per_dimension),
     };
     let run = |count: u32| -> Result<f64> {
         let t = Instant::now();
@@ -918,10 +928,8 @@ pub fn copy_bandwidth(ctx: &GpuContext, bytes: u64, repeats: u32) -> Result<f64>
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("copy") });
         {
             let mut pass = GpuBackend::pass(&mut e, "copy");
-            pass.set_pipeline(&kernel.pipeline);
-            pass.set_bind_group(0, &kernel.group, &[]);
             for _ in 0..count {
-                pass.dispatch_workgroups(gx, gy, 1);
+                kernel.record(&mut pass);
             }
         }
         ctx.queue.submit([e.finish()]);
