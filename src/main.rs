@@ -329,6 +329,13 @@ fn real_main() -> Result<()> {
                             s.cloth.topology.hinges.len(),
                             bytes as f64 / n as f64
                         );
+                        if !s.obstacles.is_empty() {
+                            let grids: u64 = s.obstacles.iter().map(|o| o.grid.bytes()).sum();
+                            println!(
+                                "  and {grids} bytes of obstacle grids ({} obstacles), uploaded at the first step with an obstacle",
+                                s.obstacles.len()
+                            );
+                        }
                     }
                 }
                 Err(e) => println!("chosen: none ({e})"),
