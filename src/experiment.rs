@@ -249,6 +249,7 @@ pub fn run(
             out_dir: out_dir.join(&v.name),
             until: None,
             dump_state: false,
+            check_intersections: false,
         };
         let summary = output::run(&mut sim, &opts, &mut |_| {})?;
         variants.push(json!({ "name": v.name, "summary": summary }));

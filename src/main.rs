@@ -58,6 +58,10 @@ enum Command {
         /// frame (state_hinges.csv, state_faces.csv).
         #[arg(long)]
         dump_state: bool,
+        /// Count the cloth's crossing triangle pairs in every frame (metric
+        /// `intersections`; exact, and slower on large meshes).
+        #[arg(long)]
+        check_intersections: bool,
     },
     /// Parse and validate a scene, print it resolved, and exit.
     Check {
@@ -200,6 +204,7 @@ fn real_main() -> Result<()> {
             set,
             quiet,
             dump_state,
+            check_intersections,
         } => {
             let name = scene.as_deref().unwrap_or(scene::DEFAULT_SCENE);
             let scene = scene::load(name, &set)?;
@@ -224,6 +229,7 @@ fn real_main() -> Result<()> {
                     out_dir: out_dir.clone(),
                     until,
                     dump_state,
+                    check_intersections,
                 },
                 &mut |p: &Progress| {
                     if let Some(bar) = &bar {

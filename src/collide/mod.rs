@@ -2,10 +2,12 @@
 //! shapes ([`shape`], [`mesh_sdf`]) baked once into uniform grids ([`grid`],
 //! cached on disk for meshes by [`cache`]), moved rigidly over the
 //! timeline. The response itself is a kernel: `src/cpu/collide.rs` and its
-//! twin `shaders/collide.wgsl`.
+//! twin `shaders/collide.wgsl`. [`intersect`] counts the cloth's own
+//! crossing triangle pairs (`--check-intersections`).
 
 pub mod cache;
 pub mod grid;
+pub mod intersect;
 pub mod mesh_sdf;
 pub mod shape;
 

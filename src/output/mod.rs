@@ -32,6 +32,8 @@ pub struct MetricsRow {
     pub reactions: Vec<Reaction>,
     /// Obstacle contact in the frame's last step.
     pub contact: ContactReport,
+    /// The cloth's crossing triangle pairs, when counted.
+    pub intersections: Option<usize>,
 }
 
 impl MetricsRow {
@@ -62,6 +64,9 @@ impl MetricsRow {
             ("contacts".into(), json!(self.contact.contacts)),
             ("penetration".into(), json!(self.contact.penetration)),
         ];
+        if let Some(n) = self.intersections {
+            f.push(("intersections".into(), json!(n)));
+        }
         for (name, r) in handles.iter().zip(&self.reactions) {
             f.push((format!("force_{name}"), json!(r.force.length())));
             f.push((format!("torque_{name}"), json!(r.torque)));
@@ -113,6 +118,8 @@ pub struct RunOptions {
     /// Also write every channel's state at the last frame
     /// (`state_hinges.csv`, `state_faces.csv`).
     pub dump_state: bool,
+    /// Count the cloth's crossing triangle pairs in every frame.
+    pub check_intersections: bool,
 }
 
 /// Runs `sim` to the end of its timeline (or `until`), writing
@@ -161,6 +168,13 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
                 ms_per_step: if acc.2 > 0 { acc.1 / acc.2 as f64 } else { 0.0 },
                 reactions: reactions.to_vec(),
                 contact: report.contact,
+                intersections: match opts.check_intersections {
+                    true => Some(crate::collide::intersect::intersecting_pairs(
+                        &sim.scene.cloth.mesh.faces,
+                        &sim.backend().positions()?,
+                    )),
+                    false => None,
+                },
             })
         };
     let mut row = row_now(sim, acc, &StepReport::default(), &reactions)?;

@@ -1,0 +1,146 @@
+//! Exact count of a mesh's intersecting triangle pairs (self-intersections
+//! of the cloth): a uniform-grid broad phase over triangle bounds, then an
+//! exact segment-through-triangle test with orientation determinants. Pairs
+//! sharing a vertex are skipped (neighbours always touch). Touching without
+//! crossing and coplanar overlap are not counted.
+
+use glam::DVec3;
+use std::collections::HashMap;
+
+/// Sign of the volume of tetrahedron (a, b, c, d): which side of plane abc
+/// point d lies on.
+fn orient(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> f64 {
+    (b - a).cross(c - a).dot(d - a)
+}
+
+/// Whether segment pq passes through the interior of triangle abc.
+fn segment_crosses(p: DVec3, q: DVec3, [a, b, c]: [DVec3; 3]) -> bool {
+    let (sp, sq) = (orient(a, b, c, p), orient(a, b, c, q));
+    if sp * sq >= 0.0 {
+        return false;
+    }
+    // The line pq passes inside abc when it turns the same way around all
+    // three edges.
+    let (u, v, w) = (orient(p, q, a, b), orient(p, q, b, c), orient(p, q, c, a));
+    (u > 0.0 && v > 0.0 && w > 0.0) || (u < 0.0 && v < 0.0 && w < 0.0)
+}
+
+/// Whether two triangles cross: an edge of one passes through the other.
+pub fn triangles_cross(s: [DVec3; 3], t: [DVec3; 3]) -> bool {
+    (0..3).any(|k| segment_crosses(s[k], s[(k + 1) % 3], t) || segment_crosses(t[k], t[(k + 1) % 3], s))
+}
+
+/// The number of pairs of `faces` (over positions `x`) that cross.
+pub fn intersecting_pairs(faces: &[[u32; 3]], x: &[DVec3]) -> usize {
+    if faces.is_empty() {
+        return 0;
+    }
+    let tri = |f: usize| faces[f].map(|v| x[v as usize]);
+    let bounds: Vec<(DVec3, DVec3)> = (0..faces.len())
+        .map(|f| {
+            let [a, b, c] = tri(f);
+            (a.min(b).min(c), a.max(b).max(c))
+        })
+        .collect();
+    // Cells about the size of a triangle.
+    let cell = bounds.iter().map(|(lo, hi)| (*hi - *lo).max_element()).sum::<f64>() / faces.len() as f64;
+    let cell = if cell > 0.0 && cell.is_finite() { cell } else { 1.0 };
+    let key = |p: DVec3| (p / cell).floor().as_ivec3();
+    let mut grid: HashMap<glam::IVec3, Vec<u32>> = HashMap::new();
+    for (f, (lo, hi)) in bounds.iter().enumerate() {
+        let (a, b) = (key(*lo), key(*hi));
+        for i in a.x..=b.x {
+            for j in a.y..=b.y {
+                for k in a.z..=b.z {
+                    grid.entry(glam::IVec3::new(i, j, k)).or_default().push(f as u32);
+                }
+            }
+        }
+    }
+    let mut pairs = Vec::new();
+    for list in grid.values() {
+        for (n, &f) in list.iter().enumerate() {
+            for &g in &list[n + 1..] {
+                let (f, g) = (f.min(g) as usize, f.max(g) as usize);
+                let overlap = bounds[f].0.cmple(bounds[g].1).all() && bounds[g].0.cmple(bounds[f].1).all();
+                let shared = faces[f].iter().any(|v| faces[g].contains(v));
+                if overlap && !shared && triangles_cross(tri(f), tri(g)) {
+                    pairs.push((f, g));
+                }
+            }
+        }
+    }
+    pairs.sort_unstable();
+    pairs.dedup();
+    pairs.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mesh::{Pattern, grid};
+
+    #[test]
+    fn crossing_touching_and_apart_triangles() {
+        let t = [DVec3::ZERO, DVec3::X, DVec3::Y];
+        let through = [
+            DVec3::new(0.2, 0.2, -1.0),
+            DVec3::new(0.2, 0.2, 1.0),
+            DVec3::new(0.3, 0.3, 1.0),
+        ];
+        assert!(triangles_cross(t, through));
+        let beside = through.map(|p| p + DVec3::new(2.0, 0.0, 0.0));
+        assert!(!triangles_cross(t, beside));
+        let above = through.map(|p| p + DVec3::new(0.0, 0.0, 1.5));
+        assert!(!triangles_cross(t, above));
+        // Only the small triangle's edges cross the large one.
+        let wall = [
+            DVec3::new(0.3, -1.0, -1.0),
+            DVec3::new(0.3, 2.0, -1.0),
+            DVec3::new(0.3, 0.5, 2.0),
+        ];
+        assert!(triangles_cross(t, wall) && triangles_cross(wall, t));
+    }
+
+    #[test]
+    fn a_flat_sheet_has_none_and_a_sheet_folded_through_itself_has_some() {
+        let mesh = grid(
+            0.1,
+            0.1,
+            10,
+            10,
+            Pattern::Alternating,
+            DVec3::ZERO,
+            (DVec3::X, DVec3::Y),
+        );
+        assert_eq!(intersecting_pairs(&mesh.faces, &mesh.positions), 0);
+        // Fold the right half over and push it down through the left half:
+        // mirrored about x = 0.05 and tilted so that it crosses the plane z = 0.
+        let folded: Vec<DVec3> = mesh
+            .positions
+            .iter()
+            .map(|p| {
+                if p.x > 0.05 {
+                    DVec3::new(0.1 - p.x, p.y, 0.3 * (p.x - 0.05) - 0.006)
+                } else {
+                    *p
+                }
+            })
+            .collect();
+        let n = intersecting_pairs(&mesh.faces, &folded);
+        assert!(n > 10, "{n} crossing pairs");
+        // The same fold kept above the lower half crosses nothing.
+        let lifted: Vec<DVec3> = folded
+            .iter()
+            .zip(&mesh.positions)
+            .map(|(f, p)| {
+                if p.x > 0.05 {
+                    *f + DVec3::new(0.0, 0.0, 0.007)
+                } else {
+                    *f
+                }
+            })
+            .collect();
+        assert_eq!(intersecting_pairs(&mesh.faces, &lifted), 0);
+    }
+}
