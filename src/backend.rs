@@ -40,7 +40,7 @@ pub struct StepReport {
     /// Compute dispatches the step recorded (0 on the CPU).
     pub dispatches: u64,
     /// Vertices the obstacles acted on, and the deepest penetration left.
-    pub contact: crate::cpu::ContactReport,
+    pub contact: crate::collide::ContactReport,
     /// Wall time of the collision response, ms.
     pub collide_ms: f64,
 }

@@ -68,6 +68,16 @@ pub struct ObstacleStep {
     pub thickness: f64,
 }
 
+/// What the collision kernels found in a step (either backend).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ContactReport {
+    /// Vertices whose velocity or position an obstacle changed.
+    pub contacts: usize,
+    /// Deepest point under any enabled obstacle's surface after the step, m
+    /// (0 when none is inside).
+    pub penetration: f64,
+}
+
 /// The wrinkle-preserving post-process map of §5.3: distances below the
 /// thickness `t` go monotonically into `(0, t]`, so the up-and-down pattern
 /// of a wrinkle that dipped into an obstacle survives instead of being

@@ -23,23 +23,14 @@
 //!
 //! Obstacles are handled one after another in scene order.
 
-use crate::collide::{ObstacleStep, SdfGrid, lift};
+use crate::collide::{ContactReport, ObstacleStep, SdfGrid, lift};
 use glam::DVec3;
 use rayon::prelude::*;
 use std::sync::Arc;
 
-/// Newton-like moves of `settle` towards the target contour.
-pub const SETTLE_ITERATIONS: usize = 3;
-
-/// What the collision kernels found in a step.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct ContactReport {
-    /// Vertices whose velocity or position an obstacle changed.
-    pub contacts: usize,
-    /// Deepest point under any enabled obstacle's surface after the step, m
-    /// (0 when none is inside).
-    pub penetration: f64,
-}
+/// Newton-like moves of `settle` towards the target contour (the same in
+/// shaders/collide.wgsl).
+const SETTLE_ITERATIONS: usize = 3;
 
 fn normal_at(grid: &SdfGrid, o: &ObstacleStep, world: DVec3, end: bool) -> (f64, DVec3) {
     let pose = if end { &o.end } else { &o.start };
@@ -120,10 +111,11 @@ pub fn settle(
             }
             let mut inside = obstacles
                 .iter()
-                .filter(|o| normal_at(&grids[o.grid], o, *xi, true).0 < o.thickness);
-            if let (Some(o), None) = (inside.next(), inside.next()) {
+                .map(|o| (o, normal_at(&grids[o.grid], o, *xi, true).0))
+                .filter(|(o, phi)| *phi < o.thickness);
+            if let (Some((o, phi)), None) = (inside.next(), inside.next()) {
                 let grid = &grids[o.grid];
-                let target = lift(normal_at(grid, o, *xi, true).0, o.thickness);
+                let target = lift(phi, o.thickness);
                 for _ in 0..SETTLE_ITERATIONS {
                     let (phi, n) = normal_at(grid, o, *xi, true);
                     *xi += n * (target - phi);

@@ -23,7 +23,6 @@ mod membrane;
 mod pcg;
 mod reduce;
 
-pub use collide::{ContactReport, SETTLE_ITERATIONS};
 pub use membrane::membrane_energy;
 
 use crate::backend::{Backend, StepInput, StepReport};

@@ -9,8 +9,8 @@ use super::layout::{
 };
 use crate::backend::{Backend, StepInput, StepReport};
 use crate::cloth::Cloth;
-use crate::collide::SdfGrid;
-use crate::cpu::{ContactReport, Scales};
+use crate::collide::{ContactReport, SdfGrid};
+use crate::cpu::Scales;
 use crate::error::{Error, Result};
 use crate::measure::Channels;
 use bytemuck::{Pod, Zeroable};
@@ -30,6 +30,23 @@ struct Kernel {
 }
 
 impl Kernel {
+    /// Entry `entry` of `module`, bound to `buffers`, dispatched over
+    /// `threads` items in rows of `row` workgroups.
+    fn new(
+        ctx: &GpuContext,
+        module: &Module,
+        entry: &str,
+        threads: usize,
+        row: u32,
+        buffers: &[(&str, &wgpu::Buffer)],
+    ) -> Result<Kernel> {
+        Ok(Kernel {
+            pipeline: module.pipeline(ctx, entry)?,
+            group: module.bind_group(ctx, buffers)?,
+            workgroups: dispatch(threads, row),
+        })
+    }
+
     fn record(&self, pass: &mut wgpu::ComputePass) {
         pass.set_pipeline(&self.pipeline);
         pass.set_bind_group(0, &self.group, &[]);
@@ -277,12 +294,8 @@ impl GpuBackend {
             mapped_at_creation: false,
         });
 
-        let kernel = |m: &Module, entry: &str, threads: usize, buffers: &[(&str, &wgpu::Buffer)]| -> Result<Kernel> {
-            Ok(Kernel {
-                pipeline: m.pipeline(&ctx, entry)?,
-                group: m.bind_group(&ctx, buffers)?,
-                workgroups: dispatch(threads, row),
-            })
+        let kernel = |m: &Module, entry: &str, threads: usize, buffers: &[(&str, &wgpu::Buffer)]| {
+            Kernel::new(&ctx, m, entry, threads, row, buffers)
         };
         let membrane = Module::new(&ctx, "membrane")?;
         let bending = Module::new(&ctx, "bending")?;
@@ -539,13 +552,7 @@ impl GpuBackend {
             ("contact", &self.contact),
         ];
         let n = self.cloth.vertex_count();
-        let kernel = |entry: &str| -> Result<Kernel> {
-            Ok(Kernel {
-                pipeline: module.pipeline(ctx, entry)?,
-                group: module.bind_group(ctx, &buffers)?,
-                workgroups: dispatch(n, self.row),
-            })
-        };
+        let kernel = |entry: &str| Kernel::new(ctx, &module, entry, n, self.row, &buffers);
         self.collide = Some(Collide {
             grids: grids.to_vec(),
             respond: kernel("respond")?,
@@ -916,11 +923,8 @@ pub fn copy_bandwidth(ctx: &GpuContext, bytes: u64, repeats: u32) -> Result<f64>
     let src = zeroed::<[f32; 4]>(ctx, "copy_src", elements)?;
     let dst = zeroed::<[f32; 4]>(ctx, "copy_dst", elements)?;
     let module = Module::new(ctx, "copy")?;
-    let kernel = Kernel {
-        pipeline: module.pipeline(ctx, "main")?,
-        group: module.bind_group(ctx, &[("src", &src), ("dst", &dst)])?,
-        workgroups: dispatch(elements, ctx.limits.max_compute_workgroups_per_dimension),
-    };
+    let row = ctx.limits.max_compute_workgroups_per_dimension;
+    let kernel = Kernel::new(ctx, &module, "main", elements, row, &[("src", &src), ("dst", &dst)])?;
     let run = |count: u32| -> Result<f64> {
         let t = Instant::now();
         let mut e = ctx

@@ -6,7 +6,7 @@ mod atomic;
 pub use atomic::write_atomic;
 
 use crate::backend::StepReport;
-use crate::cpu::ContactReport;
+use crate::collide::ContactReport;
 use crate::error::{Error, Result};
 use crate::measure::Measures;
 use crate::mesh::write_obj;
