@@ -8,7 +8,7 @@
 @group(0) @binding(1) var<storage, read> hinges: array<vec4<u32>>;
 @group(0) @binding(2) var<storage, read> hinge_rest: array<HingeRest>;
 @group(0) @binding(8) var<storage, read> hinge_rest_a3: array<vec4<f32>>; // X3 - X0, cos(theta_rest)
-@group(0) @binding(3) var<storage, read> x: array<vec4<f32>>;        // displacements u = x - X
+@group(0) @binding(3) var<storage, read> x: array<Displacement>;     // u = x - X, split
 @group(0) @binding(4) var<storage, read> v: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read_write> channels: array<PackedChannel>;
 @group(0) @binding(6) var<storage, read_write> lin_a: array<HingeHalf>;
@@ -26,12 +26,12 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g
     let h = hinges[i];
     let rest = hinge_rest[i];
     let rest3 = hinge_rest_a3[i];
-    let u0 = x[h.x].xyz;
     // Edge x0 -> x1, face A = (x0, x1, x2), face B = (x1, x0, x3); the edge
     // vectors are rest vectors plus displacement differences.
-    let e = rest.e.xyz + (x[h.y].xyz - u0);
-    let d2 = rest.a2.xyz + (x[h.z].xyz - u0);
-    let d3 = rest3.xyz + (x[h.w].xyz - u0);
+    let u0 = x[h.x];
+    let e = rest.e.xyz + displacement_difference(x[h.y], u0);
+    let d2 = rest.a2.xyz + displacement_difference(x[h.z], u0);
+    let d3 = rest3.xyz + displacement_difference(x[h.w], u0);
     let na = cross(e, d2);
     let nb = cross(-e, d3 - e);
     let e2 = dot(e, e);

@@ -30,7 +30,7 @@ const SETTLE_ITERATIONS: u32 = 3u;
 @group(0) @binding(1) var<uniform> obstacle_count: vec4<u32>;  // obstacles this step, -, -, -
 @group(0) @binding(2) var<storage, read> is_free: array<u32>;
 @group(0) @binding(3) var<storage, read> rest: array<vec4<f32>>;
-@group(0) @binding(4) var<storage, read_write> x: array<vec4<f32>>;  // displacements u = x - X
+@group(0) @binding(4) var<storage, read_write> x: array<Displacement>;  // u = x - X, split
 @group(0) @binding(5) var<storage, read_write> v: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read> sdf: array<f32>;
 @group(0) @binding(7) var<storage, read> grids: array<SdfInfo>;
@@ -119,7 +119,7 @@ fn respond(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups
     var hit = 0.0;
     if (is_free[i] != 0u) {
         let h = params.step.x;
-        let p = rest[i].xyz + x[i].xyz;
+        let p = rest[i].xyz + displacement(x[i]);
         var vi = v[i].xyz;
         var push = vec3<f32>(0.0);
         for (var k = 0u; k < obstacle_count.x; k++) {
@@ -155,7 +155,7 @@ fn respond(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups
             hit = 1.0;
         }
         v[i] = vec4<f32>(vi, 0.0);
-        x[i] = vec4<f32>(x[i].xyz + push, 0.0);
+        x[i] = displaced(x[i], push);
     }
     contact[i] = vec2<f32>(hit, 0.0);
 }
@@ -169,7 +169,7 @@ fn settle(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups)
     var hit = contact[i].x;
     var deepest = 3.0e38;
     if (is_free[i] != 0u && obstacle_count.x > 0u) {
-        let p0 = rest[i].xyz + x[i].xyz;
+        let p0 = rest[i].xyz + displacement(x[i]);
         var inside = 0u;
         var which = 0u;
         var phi0 = 0.0;
@@ -191,7 +191,7 @@ fn settle(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups)
                 let s = probe(o, p0 + delta, true);
                 delta += s.xyz * (target_phi - s.w);
             }
-            x[i] = vec4<f32>(x[i].xyz + delta, 0.0);
+            x[i] = displaced(x[i], delta);
             hit = 1.0;
         }
         for (var k = 0u; k < obstacle_count.x; k++) {

@@ -5,8 +5,8 @@
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> is_free: array<u32>;
-@group(0) @binding(2) var<storage, read> targets: array<vec4<f32>>;  // as displacements from X
-@group(0) @binding(3) var<storage, read_write> x: array<vec4<f32>>;  // displacements u = x - X
+@group(0) @binding(2) var<storage, read> targets: array<Displacement>;  // as displacements from X
+@group(0) @binding(3) var<storage, read_write> x: array<Displacement>;  // u = x - X, split
 @group(0) @binding(4) var<storage, read_write> v: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read_write> dv: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read> force: array<vec4<f32>>;
@@ -22,7 +22,7 @@ fn constrain(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgrou
         return;
     }
     let h = params.step.x;
-    dv[i] = vec4<f32>((targets[i].xyz - x[i].xyz) / h - v[i].xyz, 0.0);
+    dv[i] = vec4<f32>(displacement_difference(targets[i], x[i]) / h - v[i].xyz, 0.0);
 }
 
 // rhs = h f - S v, with q = S v.
@@ -62,5 +62,5 @@ fn advance_position(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_w
     if (i >= params.counts.x) {
         return;
     }
-    x[i] = vec4<f32>(x[i].xyz + v[i].xyz * params.step.x, 0.0);
+    x[i] = displaced(x[i], v[i].xyz * params.step.x);
 }

@@ -6,7 +6,7 @@
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> faces: array<vec4<u32>>;
 @group(0) @binding(2) var<storage, read> face_rest: array<FaceRest>;
-@group(0) @binding(3) var<storage, read> x: array<vec4<f32>>;        // displacements u = x - X
+@group(0) @binding(3) var<storage, read> x: array<Displacement>;     // u = x - X, split
 @group(0) @binding(4) var<storage, read> v: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read_write> channels_uu: array<PackedChannel>;
 @group(0) @binding(8) var<storage, read_write> channels_vv: array<PackedChannel>;
@@ -54,20 +54,23 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g
     let b1 = r.beta01.zw;
     let b2 = r.beta2.xy;
     let area = r.beta2.z;
-    let u0 = x[f.x].xyz;
-    let u1 = x[f.y].xyz;
-    let u2 = x[f.z].xyz;
-    let gu = u0 * b0.x + u1 * b1.x + u2 * b2.x;
-    let gv = u0 * b0.y + u1 * b1.y + u2 * b2.y;
+    // beta_0 = -(beta_1 + beta_2), so the displacement gradient needs only
+    // the edges' displacement differences, which the split keeps exact.
+    let d1 = displacement_difference(x[f.y], x[f.x]);
+    let d2 = displacement_difference(x[f.z], x[f.x]);
+    let gu = d1 * b1.x + d2 * b2.x;
+    let gv = d1 * b1.y + d2 * b2.y;
     let fu = r.fx_u.xyz + gu;
     let fv = r.fx_v.xyz + gv;
     let du = v[f.x].xyz * b0.x + v[f.y].xyz * b1.x + v[f.z].xyz * b2.x;
     let dv = v[f.x].xyz * b0.y + v[f.y].xyz * b1.y + v[f.z].xyz * b2.y;
-    // Green strain expanded about X: e = e_X + F_X . du + du . du / 2.
+    // Green strain expanded about X: e = e_X + F_X . du + du . du / 2, as
+    // e_X + du . (F_X + f) / 2 (one dot product: fewer f32 roundings in the
+    // cancellation a rotation makes).
     let e = vec3<f32>(
-        r.fx_u.w + dot(r.fx_u.xyz, gu) + 0.5 * dot(gu, gu),
-        r.fx_v.w + dot(r.fx_v.xyz, gv) + 0.5 * dot(gv, gv),
-        r.beta2.w + 0.5 * (dot(r.fx_u.xyz, gv) + dot(gu, r.fx_v.xyz) + dot(gu, gv)),
+        r.fx_u.w + 0.5 * dot(gu, r.fx_u.xyz + fu),
+        r.fx_v.w + 0.5 * dot(gv, r.fx_v.xyz + fv),
+        r.beta2.w + 0.5 * (dot(r.fx_u.xyz, gv) + dot(gu, fv)),
     );
     let rate = vec3<f32>(dot(fu, du), dot(fv, dv), 0.5 * (dot(fu, dv) + dot(fv, du)));
     let k = params.stretching;

@@ -68,16 +68,13 @@ fn a_draping_sheet_stays_with_the_cpu_over_100_steps() {
         worst(|c| c.position)
     );
     assert_eq!(c.len(), 100);
-    assert!(
-        worst(|c| c.position) <= 1e-3,
-        "position deviation {}",
-        worst(|c| c.position)
-    );
-    assert!(c.iter().all(|c| c.channels >= 0.99));
-    // Once the sheet has swung through large rotations, f32 leaves about 1e-7
-    // of absolute strain noise on strains of ~1e-3: elements agree to a few
-    // 1e-4 (measured: 5e-4), not to the 1e-4 of small deformations.
-    assert!(worst(|c| c.forces) <= 2e-3 && worst(|c| c.dv) <= 2e-3);
+    // The defaults, on every step: the split displacements keep the
+    // strains of a sheet that has swung through large rotations to the f32
+    // floor (measured: forces 9.3e-5, dv 3.5e-5, position 7e-8).
+    let tol = Tolerances::default();
+    for c in &c {
+        assert!(c.within(&tol), "drape step {}: {c:?} exceeds {tol:?}", c.step);
+    }
 }
 
 #[test]

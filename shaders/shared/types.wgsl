@@ -77,6 +77,37 @@ fn group_index(group: vec3<u32>, groups: vec3<u32>) -> u32 {
     return group.x + group.y * groups.x;
 }
 
+// A vertex's displacement u = x - X, split as hi + lo (layout.rs
+// `Displacement`): hi is a multiple of DISPLACEMENT_QUANTUM and |lo| <= half
+// of it. f32 alone resolves a 0.4 m displacement to 3e-8 m, which over a
+// 2.5 cm edge is a 1e-6 strain error, as large as the strains of a hanging
+// sheet; split, an edge's displacement difference (hi_j - hi_i) + (lo_j - lo_i)
+// is exact up to one rounding of the difference itself. Every operation on
+// the split is exact in IEEE f32 (multiples of a power of two; Sterbenz), so
+// no compiler reassociation can change it.
+struct Displacement {
+    hi: vec4<f32>,
+    lo: vec4<f32>,
+}
+
+const DISPLACEMENT_QUANTUM: f32 = 0.0009765625;  // 2^-10 m
+
+fn displacement(d: Displacement) -> vec3<f32> {
+    return d.hi.xyz + d.lo.xyz;
+}
+
+// a - b for two nearby displacements (an edge's change).
+fn displacement_difference(a: Displacement, b: Displacement) -> vec3<f32> {
+    return (a.hi.xyz - b.hi.xyz) + (a.lo.xyz - b.lo.xyz);
+}
+
+// d + delta, with whole quanta carried from lo into hi.
+fn displaced(d: Displacement, delta: vec3<f32>) -> Displacement {
+    let lo = d.lo.xyz + delta;
+    let carry = round(lo / DISPLACEMENT_QUANTUM) * DISPLACEMENT_QUANTUM;
+    return Displacement(vec4<f32>(d.hi.xyz + carry, 0.0), vec4<f32>(lo - carry, 0.0));
+}
+
 // Rest data of a face (layout.rs `FaceRest`): shape-function gradients
 // beta_a (f_u = sum beta_a.x x_a, f_v = sum beta_a.y x_a), rest area, and
 // the deformation gradient and Green strain of the initial positions X.

@@ -5,7 +5,8 @@
 
 use super::context::{GpuContext, Module};
 use super::layout::{
-    FaceLin, FaceRest, HingeHalf, HingeRest, ObstacleGpu, PackedChannel, Params, ProductMode, Scalars, SdfInfo,
+    Displacement, FaceLin, FaceRest, HingeHalf, HingeRest, ObstacleGpu, PackedChannel, Params, ProductMode, Scalars,
+    SdfInfo,
 };
 use crate::backend::{Backend, StepInput, StepReport};
 use crate::cloth::Cloth;
@@ -238,9 +239,9 @@ impl GpuBackend {
         let hinge_offsets = storage(&ctx, "hinge_offsets", &topo.vertex_hinges.offsets)?;
         let hinge_entries_buf = storage(&ctx, "hinge_entries", &hinge_entries)?;
         let free = storage(&ctx, "free", &vec![1u32; n])?;
-        let targets = b("targets", &vec![[0.0; 4]; n])?;
+        let targets = zeroed::<Displacement>(&ctx, "targets", n)?;
         // Positions live on the device as displacements from the mesh's.
-        let x = b("x", &vec![[0.0; 4]; n])?;
+        let x = zeroed::<Displacement>(&ctx, "x", n)?;
         let rest_positions: Vec<[f32; 4]> = cloth.mesh.positions.iter().map(|&p| vec4(p)).collect();
         let rest = b("rest", &rest_positions)?;
         let contact = zeroed::<[f32; 2]>(&ctx, "contact", n)?;
@@ -632,8 +633,13 @@ impl GpuBackend {
     /// (validation from identical states).
     pub fn set_state(&mut self, x: &[DVec3], v: &[DVec3], dv: &[DVec3]) {
         let q = &self.ctx.queue;
-        let u: Vec<DVec3> = x.iter().zip(&self.cloth.mesh.positions).map(|(p, r)| *p - *r).collect();
-        for (buffer, data) in [(&self.x, &u[..]), (&self.v, v), (&self.dv, dv)] {
+        let u: Vec<Displacement> = x
+            .iter()
+            .zip(&self.cloth.mesh.positions)
+            .map(|(p, r)| Displacement::split(*p - *r))
+            .collect();
+        q.write_buffer(&self.x, 0, bytemuck::cast_slice(&u));
+        for (buffer, data) in [(&self.v, v), (&self.dv, dv)] {
             let packed: Vec<[f32; 4]> = data.iter().map(|&p| vec4(p)).collect();
             q.write_buffer(buffer, 0, bytemuck::cast_slice(&packed));
         }
@@ -703,10 +709,10 @@ impl GpuBackend {
             bytemuck::bytes_of(&Params::new(&self.cloth, &scales, input.gravity)),
         );
         let mut free = vec![1u32; n];
-        let mut targets = vec![[0.0f32; 4]; n];
+        let mut targets = vec![Displacement::zeroed(); n];
         for (&i, &t) in input.pinned.iter().zip(input.targets) {
             free[i as usize] = 0;
-            targets[i as usize] = vec4(t - self.cloth.mesh.positions[i as usize]);
+            targets[i as usize] = Displacement::split(t - self.cloth.mesh.positions[i as usize]);
         }
         q.write_buffer(&self.free, 0, bytemuck::cast_slice(&free));
         q.write_buffer(&self.targets, 0, bytemuck::cast_slice(&targets));
@@ -865,8 +871,11 @@ impl Backend for GpuBackend {
     }
 
     fn positions(&self) -> Result<Vec<DVec3>> {
-        let u = self.read_vec3(&self.x)?;
-        Ok(u.iter().zip(&self.cloth.mesh.positions).map(|(u, x)| *x + *u).collect())
+        let u: Vec<Displacement> = self.read(&self.x, self.cloth.vertex_count())?;
+        Ok(u.iter()
+            .zip(&self.cloth.mesh.positions)
+            .map(|(u, x)| *x + u.value())
+            .collect())
     }
 
     fn velocities(&self) -> Result<Vec<DVec3>> {

@@ -122,6 +122,7 @@ mod tests {
             size_of::<FaceRest>(),
             off!(FaceRest, beta01, beta2, fx_u, fx_v),
         );
+        check("Displacement", size_of::<Displacement>(), off!(Displacement, hi, lo));
         check("HingeRest", size_of::<HingeRest>(), off!(HingeRest, e, a2));
         check("FaceLin", size_of::<FaceLin>(), off!(FaceLin, fu, fv, s, c));
         check("HingeHalf", size_of::<HingeHalf>(), off!(HingeHalf, a, b));
