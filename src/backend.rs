@@ -4,7 +4,7 @@
 use crate::collide::{ObstacleStep, SdfGrid};
 use crate::error::Result;
 use crate::measure::{Channels, Measures};
-use crate::scene::SolverSettings;
+use crate::scene::{SelfCollision, SolverSettings};
 use glam::DVec3;
 use std::sync::Arc;
 
@@ -23,6 +23,7 @@ pub struct StepInput<'a> {
     /// device uploads them once) and the obstacles enabled in this step.
     pub grids: &'a [Arc<SdfGrid>],
     pub obstacles: &'a [ObstacleStep],
+    pub self_collision: SelfCollision,
 }
 
 /// What a step reports back.
@@ -41,8 +42,13 @@ pub struct StepReport {
     pub dispatches: u64,
     /// Vertices the obstacles acted on, and the deepest penetration left.
     pub contact: crate::collide::ContactReport,
-    /// Wall time of the collision response, ms.
+    /// Wall time of the collision response (obstacles and self-collision
+    /// detection and correction), ms.
     pub collide_ms: f64,
+    /// Self-collision pairs closer than the thickness at the step's start,
+    /// and those the post-solve correction acted on.
+    pub proximity_pairs: usize,
+    pub corrected_pairs: usize,
 }
 
 pub trait Backend {

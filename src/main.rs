@@ -170,7 +170,26 @@ fn resolve(choice: BackendChoice) -> BackendChoice {
 }
 
 fn make_backend(choice: BackendChoice, scene: &Scene) -> crease::Result<Box<dyn Backend>> {
+    let choice = if choice == BackendChoice::Auto && scene.self_collision.enabled {
+        eprintln!(
+            "notice: running {} on the CPU backend: it turns on self_collision, which the GPU backend does not have yet",
+            scene.name
+        );
+        BackendChoice::Cpu
+    } else {
+        choice
+    };
     Ok(match resolve(choice) {
+        BackendChoice::Gpu if scene.self_collision.enabled => {
+            return Err(crease::Error::Argument {
+                arg: "--backend gpu".into(),
+                message: format!(
+                    "{}: the scene turns on self_collision, which the GPU backend does not have yet; \
+                     use --backend cpu, or --set self_collision.enabled=false",
+                    scene.source
+                ),
+            });
+        }
         BackendChoice::Gpu => Box::new(GpuBackend::new(Arc::clone(&scene.cloth))?),
         // `resolve` turns auto into gpu or cpu.
         BackendChoice::Cpu | BackendChoice::Auto => Box::new(CpuBackend::new(Arc::clone(&scene.cloth))),
@@ -270,7 +289,6 @@ fn real_main() -> Result<()> {
             quiet,
         } => {
             let exp = crease::experiment::find(&name)?;
-            let backend = resolve(backend);
             let out_dir = out.unwrap_or_else(|| PathBuf::from("out").join(&name));
             let count = exp.variants.len();
             let result = crease::experiment::run(
@@ -527,6 +545,15 @@ fn print_scene(s: &Scene) {
         "  material: density {} kg/m^2, bending {} N m, stretching k11 {} k12 {} k22 {} k33 {} N/m; damping {} s",
         m.density, m.bending, m.stretching.k11, m.stretching.k12, m.stretching.k22, m.stretching.k33, c.damping
     );
+    let sc = &s.self_collision;
+    if sc.enabled {
+        println!(
+            "  self-collision: thickness {} m, stiffness {} N/m, friction {} (CPU backend)",
+            sc.thickness, sc.stiffness, sc.friction
+        );
+    } else {
+        println!("  self-collision: off");
+    }
     for h in &s.handles {
         let axis = h
             .torque_axis

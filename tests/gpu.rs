@@ -230,6 +230,7 @@ fn contact_response_matches_the_cpu_from_identical_states() {
             solver: scene.solver,
             grids: &grids,
             obstacles: &[obstacle],
+            self_collision: scene.self_collision,
         };
         let mut cpu = CpuBackend::new(Arc::clone(&scene.cloth));
         cpu.set_state(&x, &v);

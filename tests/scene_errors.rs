@@ -186,3 +186,17 @@ fn an_open_obstacle_mesh_is_refused_with_its_edge() {
         "{e}"
     );
 }
+
+#[test]
+fn bad_self_collision_settings() {
+    for (set, field) in [
+        ("self_collision.thickness=-0.001", "self_collision.thickness"),
+        ("self_collision.stiffness=0", "self_collision.stiffness"),
+        ("self_collision.friction=-1", "self_collision.friction"),
+    ] {
+        let e = error_of(&base(), &[set]);
+        assert!(e.contains("test.json") && e.contains(field), "{set}: {e}");
+    }
+    let e = error_of(&base(), &["self_collision.radius=1"]);
+    assert!(e.contains("self_collision") && e.contains("radius"), "{e}");
+}

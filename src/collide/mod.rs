@@ -3,12 +3,14 @@
 //! cached on disk for meshes by [`cache`]), moved rigidly over the
 //! timeline. The response itself is a kernel: `src/cpu/collide.rs` and its
 //! twin `shaders/collide.wgsl`. [`intersect`] counts the cloth's own
-//! crossing triangle pairs (`--check-intersections`).
+//! crossing triangle pairs (`--check-intersections`); [`proximity`] finds
+//! the cloth's close vertex-triangle and edge-edge pairs for self-collision.
 
 pub mod cache;
 pub mod grid;
 pub mod intersect;
 pub mod mesh_sdf;
+pub mod proximity;
 pub mod shape;
 
 pub use grid::SdfGrid;

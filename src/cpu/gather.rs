@@ -4,6 +4,7 @@
 
 use super::bending::HingeStates;
 use super::membrane::FaceStates;
+use super::repulsion::Repulsion;
 use crate::cloth::Cloth;
 use crate::model::membrane::outer;
 use glam::{DMat3, DVec3};
@@ -30,8 +31,15 @@ pub fn forces(cloth: &Cloth, faces: &FaceStates, hinges: &HingeStates, gravity: 
 }
 
 /// Inverse of each vertex's 3x3 diagonal block of the system matrix
-/// `A = M + sum of element blocks` (the block-Jacobi preconditioner).
-pub fn inverse_diagonal(cloth: &Cloth, faces: &FaceStates, hinges: &HingeStates, out: &mut [DMat3]) {
+/// `A = M + sum of element blocks` (the block-Jacobi preconditioner),
+/// with the self-collision springs' blocks when there are any.
+pub fn inverse_diagonal(
+    cloth: &Cloth,
+    faces: &FaceStates,
+    hinges: &HingeStates,
+    repulsion: Option<&Repulsion>,
+    out: &mut [DMat3],
+) {
     let topo = &cloth.topology;
     out.par_iter_mut().with_min_len(256).enumerate().for_each(|(v, o)| {
         let mut h = DMat3::ZERO;
@@ -42,6 +50,9 @@ pub fn inverse_diagonal(cloth: &Cloth, faces: &FaceStates, hinges: &HingeStates,
         for &(hinge, a) in topo.vertex_hinges.row(v) {
             let g = hinges.grad[hinge as usize][a as usize];
             h += outer(g, g) * hinges.coef[hinge as usize];
+        }
+        if let Some(r) = repulsion {
+            h += r.diagonal(v);
         }
         let block = DMat3::from_diagonal(DVec3::splat(cloth.mass[v])) + h;
         *o = block.inverse();

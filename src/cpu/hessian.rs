@@ -7,6 +7,7 @@
 use super::bending::HingeStates;
 use super::membrane::FaceStates;
 use super::reduce::CHUNK;
+use super::repulsion::Repulsion;
 use crate::cloth::Cloth;
 use glam::DVec3;
 use rayon::prelude::*;
@@ -18,6 +19,8 @@ pub struct Scratch {
     face: Vec<[DVec3; 2]>,
     /// Per hinge: `coef (grad . p)`.
     hinge: Vec<f64>,
+    /// Per self-collision pair: `h^2 k (n . sum c_j p_j)`.
+    pair: Vec<f64>,
 }
 
 impl Scratch {
@@ -25,6 +28,7 @@ impl Scratch {
         Scratch {
             face: vec![[DVec3::ZERO; 2]; cloth.mesh.faces.len()],
             hinge: vec![0.0; cloth.topology.hinges.len()],
+            pair: Vec::new(),
         }
     }
 }
@@ -33,6 +37,7 @@ pub struct Operator<'a> {
     pub cloth: &'a Cloth,
     pub faces: &'a FaceStates,
     pub hinges: &'a HingeStates,
+    pub repulsion: Option<&'a Repulsion<'a>>,
     pub mass_scale: f64,
 }
 
@@ -74,7 +79,10 @@ impl Operator<'_> {
                     })
             },
         );
-        let (face_out, hinge_out) = (&scratch.face, &scratch.hinge);
+        if let Some(r) = self.repulsion {
+            r.product(p, &mut scratch.pair);
+        }
+        let (face_out, hinge_out, pair_out) = (&scratch.face, &scratch.hinge, &scratch.pair);
         let topo = &cloth.topology;
         let partial: Vec<f64> = out
             .par_chunks_mut(CHUNK)
@@ -98,6 +106,9 @@ impl Operator<'_> {
                     }
                     for &(h, a) in topo.vertex_hinges.row(v) {
                         hp += self.hinges.grad[h as usize][a as usize] * hinge_out[h as usize];
+                    }
+                    if let Some(r) = self.repulsion {
+                        hp += r.gather(v, pair_out);
                     }
                     *o = p[v] * (self.mass_scale * cloth.mass[v]) + hp;
                     dot += p[v].dot(*o);

@@ -22,14 +22,17 @@ mod integrate;
 mod membrane;
 mod pcg;
 mod reduce;
+mod repulsion;
 
 pub use membrane::membrane_energy;
 
 use crate::backend::{Backend, StepInput, StepReport};
 use crate::cloth::Cloth;
+use crate::collide::proximity::{self, Proximity};
 use crate::error::{Error, Result};
 use crate::measure::Channels;
 use glam::{DMat3, DVec3};
+use repulsion::Repulsion;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -145,15 +148,37 @@ impl Backend for CpuBackend {
         let cloth = Arc::clone(&self.cloth);
         let t0 = Instant::now();
         let scales = Scales::new(h, input.material_dt, cloth.damping);
+        let sc = input.self_collision;
+        let t_prox = Instant::now();
+        let prox = if sc.enabled {
+            proximity::find(
+                &cloth.mesh.faces,
+                &cloth.topology.edges,
+                &self.x,
+                &cloth.mesh.positions,
+                sc.thickness,
+            )
+        } else {
+            Proximity::default()
+        };
+        let proximity_ms = t_prox.elapsed().as_secs_f64() * 1e3;
+        let repulsion = Repulsion {
+            prox: &prox,
+            stiffness: sc.stiffness,
+            thickness: sc.thickness,
+            scale: h * h,
+        };
         self.forces(input.gravity, &scales);
-        gather::inverse_diagonal(&cloth, &self.faces, &self.hinges, &mut self.inv_diag);
-        let forces_ms = t0.elapsed().as_secs_f64() * 1e3;
+        repulsion.forces(&mut self.force);
+        gather::inverse_diagonal(&cloth, &self.faces, &self.hinges, Some(&repulsion), &mut self.inv_diag);
+        let forces_ms = t0.elapsed().as_secs_f64() * 1e3 - proximity_ms;
 
         let t1 = Instant::now();
         let mut op = hessian::Operator {
             cloth: &cloth,
             faces: &self.faces,
             hinges: &self.hinges,
+            repulsion: Some(&repulsion),
             mass_scale: 0.0,
         };
         // rhs = h f - S v.
@@ -197,9 +222,20 @@ impl Backend for CpuBackend {
             &self.free,
             &mut self.touched,
         );
+        let corrected = repulsion::correct(
+            &prox,
+            sc.thickness,
+            sc.friction,
+            h,
+            &self.x,
+            &mut self.v,
+            &cloth.mass,
+            &self.free,
+            &self.touched,
+        );
         integrate::advance_position(&mut self.x, &self.v, h);
         let contact = collide::settle(input.grids, input.obstacles, &mut self.x, &self.free, &mut self.touched);
-        let collide_ms = t2.elapsed().as_secs_f64() * 1e3;
+        let collide_ms = t2.elapsed().as_secs_f64() * 1e3 + proximity_ms;
         self.steps += 1;
         if let Some(i) = self
             .x
@@ -221,6 +257,8 @@ impl Backend for CpuBackend {
             dispatches: 0,
             contact,
             collide_ms,
+            proximity_pairs: prox.pairs.len(),
+            corrected_pairs: corrected,
         })
     }
 

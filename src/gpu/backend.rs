@@ -696,6 +696,11 @@ impl GpuBackend {
     }
 
     fn try_step(&mut self, input: &StepInput) -> Result<StepReport> {
+        if input.self_collision.enabled {
+            return Err(Error::Gpu(
+                "self-collision (self_collision.enabled) is not on the GPU backend yet: use the CPU backend".into(),
+            ));
+        }
         let n = self.cloth.vertex_count();
         let obstacles: Vec<ObstacleGpu> = input.obstacles.iter().map(ObstacleGpu::new).collect();
         if !obstacles.is_empty() {
@@ -857,6 +862,8 @@ impl GpuBackend {
             dispatches,
             contact,
             collide_ms,
+            proximity_pairs: 0,
+            corrected_pairs: 0,
         })
     }
 }

@@ -32,6 +32,8 @@ pub struct MetricsRow {
     pub reactions: Vec<Reaction>,
     /// Obstacle contact in the frame's last step.
     pub contact: ContactReport,
+    /// Self-collision pairs in the frame's last step.
+    pub proximity_pairs: usize,
     /// The cloth's crossing triangle pairs, when counted.
     pub intersections: Option<usize>,
 }
@@ -63,6 +65,7 @@ impl MetricsRow {
             ("max_displacement".into(), json!(m.max_displacement)),
             ("contacts".into(), json!(self.contact.contacts)),
             ("penetration".into(), json!(self.contact.penetration)),
+            ("proximity_pairs".into(), json!(self.proximity_pairs)),
         ];
         if let Some(n) = self.intersections {
             f.push(("intersections".into(), json!(n)));
@@ -168,6 +171,7 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
                 ms_per_step: if acc.2 > 0 { acc.1 / acc.2 as f64 } else { 0.0 },
                 reactions: reactions.to_vec(),
                 contact: report.contact,
+                proximity_pairs: report.proximity_pairs,
                 intersections: match opts.check_intersections {
                     true => Some(crate::collide::intersect::intersecting_pairs(
                         &sim.scene.cloth.mesh.faces,

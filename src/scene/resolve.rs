@@ -2,7 +2,7 @@
 //! [`Scene`]: defaults filled, mesh built, handles selected, phases counted in
 //! steps. Every error names the scene, the field and what to do.
 
-use super::schema::{Action, MeshSpec, ObstacleAction, Plane, SceneFile, Selector, SolverSettings};
+use super::schema::{Action, MeshSpec, ObstacleAction, Plane, SceneFile, Selector, SelfCollision, SolverSettings};
 use crate::cloth::Cloth;
 use crate::collide::Obstacle;
 use crate::error::{Error, Result};
@@ -53,6 +53,7 @@ pub struct Scene {
     pub dt: f64,
     pub gravity: DVec3,
     pub solver: SolverSettings,
+    pub self_collision: SelfCollision,
     pub cloth: std::sync::Arc<Cloth>,
     pub handles: Vec<Handle>,
     pub obstacles: Vec<Obstacle>,
@@ -105,6 +106,15 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
         return Err(err("solver.max_iterations", "must be at least 1".into()));
     }
     positive("output.frame_interval", f.output.frame_interval, " of seconds")?;
+    let sc = f.self_collision;
+    positive("self_collision.thickness", sc.thickness, " of metres")?;
+    positive("self_collision.stiffness", sc.stiffness, " of N/m")?;
+    if !(sc.friction.is_finite() && sc.friction >= 0.0) {
+        return Err(err(
+            "self_collision.friction",
+            format!("must be a non-negative number, got {}", sc.friction),
+        ));
+    }
 
     let mesh = build_mesh(label, &f.cloth.mesh, base)?;
     let material = super::material::resolve(label, &f.cloth.material)?;
@@ -283,6 +293,7 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
         dt: f.dt,
         gravity,
         solver: f.solver,
+        self_collision: f.self_collision,
         cloth: std::sync::Arc::new(cloth),
         handles,
         obstacles,

@@ -18,6 +18,8 @@ pub struct SceneFile {
     pub gravity: [f64; 3],
     #[serde(default)]
     pub solver: SolverSettings,
+    #[serde(default)]
+    pub self_collision: SelfCollision,
     pub cloth: ClothSpec,
     #[serde(default)]
     pub handles: BTreeMap<String, HandleSpec>,
@@ -68,6 +70,45 @@ impl Default for SolverSettings {
             tolerance: default_tolerance(),
             max_iterations: default_max_iterations(),
             readback_interval: default_readback_interval(),
+        }
+    }
+}
+
+/// Cloth self-collision (`collide/proximity.rs`, `cpu/repulsion.rs`), CPU
+/// backend only so far: off unless a scene sets `enabled: true`.
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SelfCollision {
+    #[serde(default)]
+    pub enabled: bool,
+    /// Layers closer than this repel, m.
+    #[serde(default = "default_self_thickness")]
+    pub thickness: f64,
+    /// Repulsion spring per proximity pair, N/m.
+    #[serde(default = "default_self_stiffness")]
+    pub stiffness: f64,
+    /// Coulomb friction between layers.
+    #[serde(default = "default_self_friction")]
+    pub friction: f64,
+}
+
+fn default_self_thickness() -> f64 {
+    0.002
+}
+fn default_self_stiffness() -> f64 {
+    100.0
+}
+fn default_self_friction() -> f64 {
+    0.3
+}
+
+impl Default for SelfCollision {
+    fn default() -> Self {
+        SelfCollision {
+            enabled: false,
+            thickness: default_self_thickness(),
+            stiffness: default_self_stiffness(),
+            friction: default_self_friction(),
         }
     }
 }

@@ -146,6 +146,7 @@ impl Simulation {
             solver: self.scene.solver,
             grids: &self.grids,
             obstacles: &self.active,
+            self_collision: self.scene.self_collision,
         })?;
         // A solve that ends worse than its start has diverged: the state
         // blew up (the backends catch non-finite values themselves).

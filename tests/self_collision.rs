@@ -1,0 +1,123 @@
+//! Self-collision on the CPU backend (issue 6): layers folded or dropped onto
+//! each other stay at least half the thickness apart, where without
+//! self-collision they pass through each other.
+
+use crease::collide::intersect::intersecting_pairs;
+use crease::collide::proximity;
+use crease::cpu::CpuBackend;
+use crease::mesh::{Pattern, grid, write_obj};
+use crease::scene::{self, Scene};
+use crease::sim::Simulation;
+use glam::DVec3;
+use std::sync::Arc;
+
+/// Runs `scene` on the CPU until phase `stop` (or the end); returns the
+/// number of steps where two layers were closer than half the thickness,
+/// the most proximity pairs of a step, and the final positions.
+fn closest_layers(scene: Scene, stop: &str) -> (usize, usize, Vec<DVec3>) {
+    let cloth = Arc::clone(&scene.cloth);
+    let half = 0.5 * scene.self_collision.thickness;
+    let mut sim = Simulation::new(scene, Box::new(CpuBackend::new(Arc::clone(&cloth))));
+    let (mut violations, mut most) = (0, 0);
+    while !sim.done() && sim.phase_name() != stop {
+        let info = sim.step().unwrap();
+        most = most.max(info.report.proximity_pairs);
+        let x = sim.backend().positions().unwrap();
+        let close = proximity::find(
+            &cloth.mesh.faces,
+            &cloth.topology.edges,
+            &x,
+            &cloth.mesh.positions,
+            half,
+        );
+        if !close.pairs.is_empty() {
+            violations += 1;
+        }
+    }
+    (violations, most, sim.backend().positions().unwrap())
+}
+
+/// The specimen's right half is folded over by its handle, let go so that it
+/// falls onto the left half, and pressed by a plate down to a gap of one
+/// thickness; the run stops before the unfold.
+fn folded_and_pressed(self_collision: bool) -> Scene {
+    scene::load(
+        "specimen",
+        &[
+            format!("self_collision.enabled={self_collision}"),
+            "obstacles.plate.enabled=true".into(),
+            "timeline.press.obstacles.plate={\"translate\": [0, -0.036, 0]}".into(),
+            "timeline.press.handles.flap=\"release\"".into(),
+        ],
+    )
+    .unwrap()
+}
+
+#[test]
+fn a_sheet_folded_onto_itself_and_pressed_keeps_its_layers_apart() {
+    let (without, _, _) = closest_layers(folded_and_pressed(false), "unfold");
+    let (with, pairs, x) = closest_layers(folded_and_pressed(true), "unfold");
+    let cloth = folded_and_pressed(true).cloth;
+    println!("steps with layers closer than t/2: without {without}, with {with}; most pairs {pairs}");
+    assert!(
+        without > 10,
+        "the control run should pass through itself ({without} steps)"
+    );
+    assert!(
+        pairs > 10,
+        "the layers should have come within the thickness ({pairs} pairs)"
+    );
+    assert_eq!(with, 0, "layers came closer than half the thickness");
+    assert_eq!(intersecting_pairs(&cloth.mesh.faces, &x), 0);
+}
+
+/// Two 10 cm sheets, the upper one turned 30 degrees, dropped 1 cm apart
+/// onto a table.
+fn two_sheets(dir: &std::path::Path, self_collision: bool) -> Scene {
+    let sheet = grid(0.1, 0.1, 8, 8, Pattern::Alternating, DVec3::ZERO, (DVec3::X, DVec3::Z));
+    let mut both = sheet.clone();
+    let nv = sheet.positions.len() as u32;
+    let (s, c) = (30f64.to_radians().sin(), 30f64.to_radians().cos());
+    let turn = |p: DVec3| {
+        let q = p - DVec3::new(0.05, 0.0, 0.05);
+        DVec3::new(c * q.x - s * q.z + 0.05, 0.0, s * q.x + c * q.z + 0.05)
+    };
+    both.positions = sheet.positions.iter().map(|p| *p + DVec3::Y * 0.003).collect();
+    both.positions
+        .extend(sheet.positions.iter().map(|p| turn(*p) + DVec3::Y * 0.013));
+    both.faces.extend(sheet.faces.iter().map(|f| f.map(|v| v + nv)));
+    both.uv = None;
+    std::fs::write(dir.join("two.obj"), write_obj(&both, &both.positions)).unwrap();
+    let scene = format!(
+        r#"{{
+  "dt": 0.002,
+  "self_collision": {{ "enabled": {self_collision}, "thickness": 0.002 }},
+  "cloth": {{ "mesh": {{ "obj": {{ "path": "two.obj" }} }}, "material": "cotton", "damping": 0.05 }},
+  "obstacles": {{ "table": {{ "shape": {{ "box": {{ "center": [0.05, -0.01, 0.05], "half_extents": [0.3, 0.01, 0.3] }} }}, "thickness": 0.001 }} }},
+  "timeline": [ {{ "name": "drop", "duration": 0.5 }} ]
+}}"#
+    );
+    let path = dir.join(format!("two-{self_collision}.json"));
+    std::fs::write(&path, scene).unwrap();
+    scene::load(path.to_str().unwrap(), &[]).unwrap()
+}
+
+#[test]
+fn two_sheets_dropped_on_each_other_come_to_rest_stacked() {
+    let dir = std::env::temp_dir().join(format!("crease-two-sheets-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (without, _, _) = closest_layers(two_sheets(&dir, false), "");
+    let scene = two_sheets(&dir, true);
+    let cloth = Arc::clone(&scene.cloth);
+    let (with, pairs, x) = closest_layers(scene, "");
+    let _ = std::fs::remove_dir_all(&dir);
+    let nv = x.len() / 2;
+    let mean_y = |r: std::ops::Range<usize>| x[r.clone()].iter().map(|p| p.y).sum::<f64>() / r.len() as f64;
+    let (lower, upper) = (mean_y(0..nv), mean_y(nv..2 * nv));
+    println!("without: {without} close steps; with: {with}, {pairs} pairs, layers at {lower:.5} and {upper:.5} m");
+    assert!(without > 10, "the control run should pass through ({without} steps)");
+    assert!(pairs > 50, "{pairs} pairs");
+    assert_eq!(with, 0);
+    assert!(upper - lower >= 0.001, "not stacked: {lower} {upper}");
+    assert_eq!(intersecting_pairs(&cloth.mesh.faces, &x), 0);
+}
