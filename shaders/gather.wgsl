@@ -17,10 +17,6 @@
 @group(0) @binding(10) var<storage, read_write> force: array<vec4<f32>>;
 @group(0) @binding(11) var<storage, read_write> inv_diag: array<mat3x3<f32>>;
 
-fn outer(a: vec3<f32>, b: vec3<f32>) -> mat3x3<f32> {
-    return mat3x3<f32>(a * b.x, a * b.y, a * b.z);
-}
-
 // The (a, a) block of a face's system block (model/membrane.rs `block`).
 fn face_block(l: FaceLin, b: vec2<f32>, area: f32) -> mat3x3<f32> {
     let r0 = l.fu.xyz * b.x;
@@ -31,17 +27,6 @@ fn face_block(l: FaceLin, b: vec2<f32>, area: f32) -> mat3x3<f32> {
     m += outer(r0, r0) * l.c.x + (outer(r0, r1) + outer(r1, r0)) * l.c.y;
     m += outer(r1, r1) * l.c.z + outer(r2, r2) * l.c.w;
     return m * area;
-}
-
-fn inverse3(m: mat3x3<f32>) -> mat3x3<f32> {
-    let a = m[0];
-    let b = m[1];
-    let c = m[2];
-    let r0 = cross(b, c);
-    let r1 = cross(c, a);
-    let r2 = cross(a, b);
-    let det = dot(a, r0);
-    return transpose(mat3x3<f32>(r0, r1, r2)) * (1.0 / det);
 }
 
 @compute @workgroup_size(WORKGROUP)

@@ -45,10 +45,8 @@ pub struct StepReport {
     /// Wall time of the collision response (obstacles and self-collision
     /// detection and correction), ms.
     pub collide_ms: f64,
-    /// Self-collision pairs closer than the thickness at the step's start,
-    /// and those the post-solve correction acted on.
+    /// Self-collision pairs closer than the thickness at the step's start.
     pub proximity_pairs: usize,
-    pub corrected_pairs: usize,
 }
 
 pub trait Backend {

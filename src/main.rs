@@ -170,26 +170,7 @@ fn resolve(choice: BackendChoice) -> BackendChoice {
 }
 
 fn make_backend(choice: BackendChoice, scene: &Scene) -> crease::Result<Box<dyn Backend>> {
-    let choice = if choice == BackendChoice::Auto && scene.self_collision.enabled {
-        eprintln!(
-            "notice: running {} on the CPU backend: it turns on self_collision, which the GPU backend does not have yet",
-            scene.name
-        );
-        BackendChoice::Cpu
-    } else {
-        choice
-    };
     Ok(match resolve(choice) {
-        BackendChoice::Gpu if scene.self_collision.enabled => {
-            return Err(crease::Error::Argument {
-                arg: "--backend gpu".into(),
-                message: format!(
-                    "{}: the scene turns on self_collision, which the GPU backend does not have yet; \
-                     use --backend cpu, or --set self_collision.enabled=false",
-                    scene.source
-                ),
-            });
-        }
         BackendChoice::Gpu => Box::new(GpuBackend::new(Arc::clone(&scene.cloth))?),
         // `resolve` turns auto into gpu or cpu.
         BackendChoice::Cpu | BackendChoice::Auto => Box::new(CpuBackend::new(Arc::clone(&scene.cloth))),
@@ -548,7 +529,7 @@ fn print_scene(s: &Scene) {
     let sc = &s.self_collision;
     if sc.enabled {
         println!(
-            "  self-collision: thickness {} m, stiffness {} N/m, friction {} (CPU backend)",
+            "  self-collision: thickness {} m, stiffness {} N/m, friction {}",
             sc.thickness, sc.stiffness, sc.friction
         );
     } else {

@@ -117,13 +117,6 @@ fn errors_exit_non_zero_with_one_message() {
         "{err}"
     );
     assert!(!err.contains("panicked") && !err.contains("backtrace"), "{err}");
-    // A scene with self-collision, which the GPU backend does not have yet.
-    let o = crease(&["run", "drape", "--backend", "gpu", "--set", "self_collision.enabled=true", "--quiet"]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        !o.status.success() && err.contains("self_collision") && err.contains("--backend cpu"),
-        "{err}"
-    );
     let o = crease(&["check", "twist", "--set", "dt=-1"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(

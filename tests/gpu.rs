@@ -271,3 +271,80 @@ fn contact_response_matches_the_cpu_from_identical_states() {
         assert!((rc.contact.penetration - rg.contact.penetration).abs() < 1e-5);
     }
 }
+
+#[test]
+fn self_collision_matches_the_cpu_from_identical_states() {
+    use crease::backend::StepInput;
+    use crease::cpu::CpuBackend;
+    use crease::sim::Simulation;
+    use glam::DVec3;
+    if !have_gpu() {
+        return;
+    }
+    // The specimen's flap folded over, let go onto the other half and
+    // pressed: layers within the thickness of each other.
+    let scene = scene::load(
+        "specimen",
+        &sets(&[
+            "self_collision.enabled=true",
+            "obstacles.plate.enabled=true",
+            "timeline.press.obstacles.plate={\"translate\": [0, -0.036, 0]}",
+            "timeline.press.handles.flap=\"release\"",
+        ]),
+    )
+    .unwrap();
+    let mut sim = Simulation::new(scene.clone(), Box::new(CpuBackend::new(Arc::clone(&scene.cloth))));
+    while sim.time() < 0.55 {
+        sim.step().unwrap();
+    }
+    let (x, v, ch) = {
+        let b = sim.backend();
+        (b.positions().unwrap(), b.velocities().unwrap(), b.channels().unwrap())
+    };
+    // One free step (no handles, no obstacles) from that state.
+    let input = StepInput {
+        dt: scene.dt,
+        material_dt: scene.dt,
+        gravity: scene.gravity,
+        pinned: &[],
+        targets: &[],
+        solver: scene.solver,
+        grids: &[],
+        obstacles: &[],
+        self_collision: scene.self_collision,
+    };
+    let mut cpu = CpuBackend::new(Arc::clone(&scene.cloth));
+    cpu.set_state(&x, &v);
+    cpu.set_channels(&ch);
+    let mut gpu = GpuBackend::new(Arc::clone(&scene.cloth)).unwrap();
+    gpu.set_state(&x, &v, &vec![DVec3::ZERO; x.len()]);
+    gpu.set_channels(&ch);
+    let rc = cpu.step(&input).unwrap();
+    let rg = gpu.step(&input).unwrap();
+    let diagonal = scene.cloth.diagonal();
+    let dx = cpu
+        .positions()
+        .unwrap()
+        .iter()
+        .zip(&gpu.positions().unwrap())
+        .map(|(a, b)| (*a - *b).length())
+        .fold(0.0, f64::max);
+    let vc = cpu.velocities().unwrap();
+    let speed = vc.iter().map(|v| v.length()).fold(0.0, f64::max);
+    let dv = vc
+        .iter()
+        .zip(&gpu.velocities().unwrap())
+        .map(|(a, b)| (*a - *b).length())
+        .fold(0.0, f64::max);
+    println!(
+        "pairs cpu {} gpu {}, position {:.1e} of the diagonal, velocity {:.1e} of the fastest",
+        rc.proximity_pairs,
+        rg.proximity_pairs,
+        dx / diagonal,
+        dv / speed
+    );
+    assert!(rc.proximity_pairs > 100, "only {} pairs", rc.proximity_pairs);
+    assert_eq!(rc.proximity_pairs, rg.proximity_pairs, "pair counts differ");
+    assert!(dx / diagonal < 1e-5, "positions differ by {dx} m");
+    assert!(dv / speed < 1e-3, "velocities differ by {dv} m/s (fastest {speed})");
+}

@@ -168,11 +168,42 @@ struct Scalars {
 }
 
 // How a product treats mass and pinned rows (layout.rs `ProductMode`).
+// Self-collision (layout.rs `PairGpu`, `RepulsionParams`): a proximity
+// pair's four vertices, weights c and frozen normal n with its separation
+// d at detection (collide/proximity.rs); the step's pair count, whether the
+// obstacle contact flags are this step's, and the spring constants.
+struct PairGpu {
+    v: vec4<u32>,
+    c: vec4<f32>,
+    n: vec4<f32>,          // n.xyz, d
+}
+
+struct RepulsionParams {
+    counts: vec4<u32>,     // pairs, contact flags valid, 0, 0
+    coef: vec4<f32>,       // stiffness k, thickness t, friction mu, system factor h^2
+}
+
 struct ProductMode {
     mass_scale: f32,
     filter_rows: u32, // 1: zero the rows of pinned vertices
     pad0: u32,
     pad1: u32,
+}
+
+// The outer product a b^T, and a 3x3 inverse by cofactors (block Jacobi).
+fn outer(a: vec3<f32>, b: vec3<f32>) -> mat3x3<f32> {
+    return mat3x3<f32>(a * b.x, a * b.y, a * b.z);
+}
+
+fn inverse3(m: mat3x3<f32>) -> mat3x3<f32> {
+    let a = m[0];
+    let b = m[1];
+    let c = m[2];
+    let r0 = cross(b, c);
+    let r1 = cross(c, a);
+    let r2 = cross(a, b);
+    let det = dot(a, r0);
+    return transpose(mat3x3<f32>(r0, r1, r2)) * (1.0 / det);
 }
 
 // Sums one value per invocation over the workgroup; invocation 0 gets the total.

@@ -24,6 +24,8 @@ mod pcg;
 mod reduce;
 mod repulsion;
 
+pub use repulsion::CORRECTION_ITERATIONS;
+
 pub use membrane::membrane_energy;
 
 use crate::backend::{Backend, StepInput, StepReport};
@@ -222,12 +224,11 @@ impl Backend for CpuBackend {
             &self.free,
             &mut self.touched,
         );
-        let corrected = repulsion::correct(
+        repulsion::correct(
             &prox,
             sc.thickness,
             sc.friction,
             h,
-            &self.x,
             &mut self.v,
             &cloth.mass,
             &self.free,
@@ -258,7 +259,6 @@ impl Backend for CpuBackend {
             contact,
             collide_ms,
             proximity_pairs: prox.pairs.len(),
-            corrected_pairs: corrected,
         })
     }
 

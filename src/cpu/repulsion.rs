@@ -104,7 +104,6 @@ pub fn correct(
     thickness: f64,
     friction: f64,
     h: f64,
-    x: &[DVec3],
     v: &mut [DVec3],
     mass: &[f64],
     free: &[bool],
@@ -124,7 +123,8 @@ pub fn correct(
             *out = (DVec3::ZERO, false);
             let w: f64 = (0..4).map(|j| p.c[j] * p.c[j] * weight(p.v[j])).sum();
             let vn = p.along(v);
-            let wanted = (CORRECTION_TARGET * thickness - p.along(x)) / h;
+            // The positions are the step's start, where the separation is d.
+            let wanted = (CORRECTION_TARGET * thickness - p.d) / h;
             if w <= 0.0 || vn >= wanted {
                 return;
             }
@@ -265,7 +265,7 @@ mod tests {
         for mu in [0.0, 10.0] {
             let mut v = vec![DVec3::new(0.05, -1.0, 0.0), DVec3::ZERO, DVec3::ZERO, DVec3::ZERO];
             let p0: DVec3 = v.iter().zip(&mass).map(|(v, m)| *v * *m).sum();
-            let acted = correct(&prox, 0.002, mu, h, &x, &mut v, &mass, &free, &[false; 4]);
+            let acted = correct(&prox, 0.002, mu, h, &mut v, &mass, &free, &[false; 4]);
             assert_eq!(acted, 1);
             let d_after = prox.pairs[0].along(&x) + h * prox.pairs[0].along(&v);
             assert!((d_after - CORRECTION_TARGET * 0.002).abs() < 1e-12, "{d_after}");

@@ -5,15 +5,18 @@
 
 use super::context::{GpuContext, Module};
 use super::layout::{
-    Displacement, FaceLin, FaceRest, HingeHalf, HingeRest, ObstacleGpu, PackedChannel, Params, ProductMode, Scalars,
-    SdfInfo,
+    Displacement, FaceLin, FaceRest, HingeHalf, HingeRest, ObstacleGpu, PackedChannel, PairGpu, Params, ProductMode,
+    RepulsionParams, Scalars, SdfInfo,
 };
 use crate::backend::{Backend, StepInput, StepReport};
 use crate::cloth::Cloth;
+use crate::collide::proximity::{self, Proximity};
 use crate::collide::{ContactReport, SdfGrid};
+use crate::cpu::CORRECTION_ITERATIONS;
 use crate::cpu::Scales;
 use crate::error::{Error, Result};
 use crate::measure::Channels;
+use crate::scene::SelfCollision;
 use bytemuck::{Pod, Zeroable};
 use glam::DVec3;
 use std::sync::Arc;
@@ -101,6 +104,31 @@ struct Collide {
     bytes: u64,
 }
 
+/// The self-collision kernels and the buffers of a step's proximity pairs,
+/// built when a step first has pairs and rebuilt larger when a step has
+/// more than they hold.
+struct Repulsion {
+    pairs_capacity: usize,
+    entries_capacity: usize,
+    params: wgpu::Buffer,
+    pairs: wgpu::Buffer,
+    offsets: wgpu::Buffer,
+    entries: wgpu::Buffer,
+    forces: Kernel,
+    precondition: Kernel,
+    pair_product: Kernel,
+    /// The gather of a product, per mode (as `Kernels::gather_*`).
+    gather: [Kernel; 3],
+    pair_impulse: Kernel,
+    apply_impulses: Kernel,
+    bytes: u64,
+}
+
+/// Product modes, the index into `Repulsion::gather`.
+const RHS: usize = 0;
+const PLAIN: usize = 1;
+const PCG: usize = 2;
+
 pub struct GpuBackend {
     ctx: GpuContext,
     cloth: Arc<Cloth>,
@@ -126,6 +154,13 @@ pub struct GpuBackend {
     contact: wgpu::Buffer,
     obstacle_count: wgpu::Buffer,
     collide: Option<Collide>,
+    mass: wgpu::Buffer,
+    inv_diag: wgpu::Buffer,
+    q: wgpu::Buffer,
+    partial: wgpu::Buffer,
+    /// Product modes: `S v`, plain `A p`, filtered `A p`.
+    modes: [wgpu::Buffer; 3],
+    repulsion: Option<Repulsion>,
     /// Workgroups per dispatch row (see [`dispatch`]).
     row: u32,
     /// Bytes of every buffer allocated on the device.
@@ -512,8 +547,100 @@ impl GpuBackend {
             contact,
             obstacle_count,
             collide: None,
+            mass: mass_buf,
+            inv_diag,
+            q,
+            partial,
+            modes: [mode_rhs, mode_plain, mode_pcg],
+            repulsion: None,
             row,
         })
+    }
+
+    /// Uploads a step's proximity pairs, first building (or rebuilding
+    /// larger) the self-collision kernels when they do not fit.
+    fn prepare_repulsion(&mut self, prox: &Proximity, sc: &SelfCollision, h: f64, held: bool) -> Result<()> {
+        let n = self.cloth.vertex_count();
+        let fits = self
+            .repulsion
+            .as_ref()
+            .is_some_and(|r| r.pairs_capacity >= prox.pairs.len() && r.entries_capacity >= prox.entries.len());
+        if !fits {
+            let pairs_capacity = prox.pairs.len().max(n).max(1024).next_power_of_two();
+            let entries_capacity = 4 * pairs_capacity;
+            let ctx = &self.ctx;
+            let params = uniform(ctx, "repulsion", &RepulsionParams::zeroed());
+            let pairs = zeroed::<PairGpu>(ctx, "pairs", pairs_capacity)?;
+            let offsets = zeroed::<u32>(ctx, "pair_offsets", n + 1)?;
+            let entries = zeroed::<[u32; 2]>(ctx, "pair_entries", entries_capacity)?;
+            let pair_s = zeroed::<f32>(ctx, "pair_s", pairs_capacity)?;
+            let impulse = zeroed::<[f32; 4]>(ctx, "impulse", pairs_capacity)?;
+            let module = Module::new(ctx, "repulsion")?;
+            let buffers = |mode: usize| {
+                [
+                    ("params", &self.params),
+                    ("rep", &params),
+                    ("mode", &self.modes[mode]),
+                    ("pairs", &pairs),
+                    ("pair_offsets", &offsets),
+                    ("pair_entries", &entries),
+                    ("pair_s", &pair_s),
+                    ("impulse", &impulse),
+                    ("force", &self.force),
+                    ("inv_diag", &self.inv_diag),
+                    ("p", &self.p),
+                    ("q", &self.q),
+                    ("partial", &self.partial),
+                    ("is_free", &self.free),
+                    ("v", &self.v),
+                    ("mass", &self.mass),
+                    ("contact", &self.contact),
+                ]
+            };
+            let plain = buffers(PLAIN);
+            let kernel = |entry: &str, threads: usize| Kernel::new(ctx, &module, entry, threads, self.row, &plain);
+            let gather = |mode: usize| Kernel::new(ctx, &module, "gather_product", n, self.row, &buffers(mode));
+            let bytes = [&params, &pairs, &offsets, &entries, &pair_s, &impulse]
+                .iter()
+                .map(|b| b.size())
+                .sum();
+            self.repulsion = Some(Repulsion {
+                pairs_capacity,
+                entries_capacity,
+                forces: kernel("forces", n)?,
+                precondition: kernel("precondition", n)?,
+                pair_product: kernel("pair_product", pairs_capacity)?,
+                gather: [gather(RHS)?, gather(PLAIN)?, gather(PCG)?],
+                pair_impulse: kernel("pair_impulse", pairs_capacity)?,
+                apply_impulses: kernel("apply_impulses", n)?,
+                bytes,
+                params,
+                pairs,
+                offsets,
+                entries,
+            });
+            ctx.check()?;
+        }
+        let Some(r) = &self.repulsion else {
+            return Ok(());
+        };
+        let q = &self.ctx.queue;
+        let pairs: Vec<PairGpu> = prox.pairs.iter().map(PairGpu::new).collect();
+        let entries: Vec<[u32; 2]> = prox.entries.iter().map(|&(k, s)| [k, s]).collect();
+        q.write_buffer(&r.pairs, 0, bytemuck::cast_slice(&pairs));
+        q.write_buffer(&r.offsets, 0, bytemuck::cast_slice(&prox.offsets));
+        q.write_buffer(&r.entries, 0, bytemuck::cast_slice(&entries));
+        let params = RepulsionParams {
+            counts: [prox.pairs.len() as u32, held as u32, 0, 0],
+            coef: [
+                sc.stiffness as f32,
+                sc.thickness as f32,
+                sc.friction as f32,
+                (h * h) as f32,
+            ],
+        };
+        q.write_buffer(&r.params, 0, bytemuck::bytes_of(&params));
+        Ok(())
     }
 
     /// Uploads the scene's obstacle grids and builds the collision kernels,
@@ -571,7 +698,9 @@ impl GpuBackend {
 
     /// Bytes of every buffer this backend holds on the device.
     pub fn device_bytes(&self) -> u64 {
-        self.device_bytes + self.collide.as_ref().map_or(0, |c| c.bytes)
+        self.device_bytes
+            + self.collide.as_ref().map_or(0, |c| c.bytes)
+            + self.repulsion.as_ref().map_or(0, |r| r.bytes)
     }
 
     fn submit(&self, label: &str, record: impl FnOnce(&mut wgpu::CommandEncoder)) -> Result<()> {
@@ -696,16 +825,31 @@ impl GpuBackend {
     }
 
     fn try_step(&mut self, input: &StepInput) -> Result<StepReport> {
-        if input.self_collision.enabled {
-            return Err(Error::Gpu(
-                "self-collision (self_collision.enabled) is not on the GPU backend yet: use the CPU backend".into(),
-            ));
-        }
         let n = self.cloth.vertex_count();
         let obstacles: Vec<ObstacleGpu> = input.obstacles.iter().map(ObstacleGpu::new).collect();
         if !obstacles.is_empty() {
             self.prepare_collide(input.grids)?;
         }
+        // Self-collision pairs are found on the host, at the step's start
+        // positions (collide/proximity.rs), and uploaded.
+        let t_prox = Instant::now();
+        let sc = input.self_collision;
+        let prox = if sc.enabled {
+            let x = self.positions()?;
+            proximity::find(
+                &self.cloth.mesh.faces,
+                &self.cloth.topology.edges,
+                &x,
+                &self.cloth.mesh.positions,
+                sc.thickness,
+            )
+        } else {
+            Proximity::default()
+        };
+        if !prox.pairs.is_empty() {
+            self.prepare_repulsion(&prox, &sc, input.dt, !obstacles.is_empty())?;
+        }
+        let proximity_ms = t_prox.elapsed().as_secs_f64() * 1e3;
         let scales = Scales::new(input.dt, input.material_dt, self.cloth.damping);
         let q = &self.ctx.queue;
         q.write_buffer(
@@ -730,11 +874,17 @@ impl GpuBackend {
 
         let t0 = Instant::now();
         let k = &self.kernels;
+        let rep = self.repulsion.as_ref().filter(|_| !prox.pairs.is_empty());
         self.submit("forces", |e| {
             let mut pass = Self::pass(e, "element kernels and gather");
-            for kernel in [&k.membrane, &k.bending, &k.gather, &k.constrain] {
+            for kernel in [&k.membrane, &k.bending, &k.gather] {
                 kernel.record(&mut pass);
             }
+            if let Some(r) = rep {
+                r.forces.record(&mut pass);
+                r.precondition.record(&mut pass);
+            }
+            k.constrain.record(&mut pass);
         })?;
         self.ctx
             .device
@@ -743,10 +893,14 @@ impl GpuBackend {
         let forces_ms = t0.elapsed().as_secs_f64() * 1e3;
 
         let t1 = Instant::now();
-        let product = |pass: &mut wgpu::ComputePass, gather: &Kernel| {
+        let product = |pass: &mut wgpu::ComputePass, mode: usize| {
             k.face_product.record(pass);
             k.hinge_product.record(pass);
-            gather.record(pass);
+            [&k.gather_rhs, &k.gather_plain, &k.gather_pcg][mode].record(pass);
+            if let Some(r) = rep {
+                r.pair_product.record(pass);
+                r.gather[mode].record(pass);
+            }
         };
         let bytes = (n * 16) as u64;
         self.submit("start", |e| {
@@ -754,18 +908,18 @@ impl GpuBackend {
             e.copy_buffer_to_buffer(&self.v, 0, &self.p, 0, bytes);
             {
                 let mut pass = Self::pass(e, "right-hand side");
-                product(&mut pass, &k.gather_rhs);
+                product(&mut pass, RHS);
                 k.right_hand_side.record(&mut pass);
                 // Reference residual: the guess with its free part zero.
                 k.pinned_guess.record(&mut pass);
-                product(&mut pass, &k.gather_plain);
+                product(&mut pass, PLAIN);
                 k.residual.record(&mut pass);
                 k.reduce_reference.record(&mut pass);
             }
             // Residual of the warm-started guess.
             e.copy_buffer_to_buffer(&self.dv, 0, &self.p, 0, bytes);
             let mut pass = Self::pass(e, "start");
-            product(&mut pass, &k.gather_plain);
+            product(&mut pass, PLAIN);
             k.residual.record(&mut pass);
             k.reduce_start.record(&mut pass);
             k.first_direction.record(&mut pass);
@@ -773,14 +927,16 @@ impl GpuBackend {
         let mut s: Scalars = self.read(&self.scalars, 1)?[0];
         // forces 4, start 10 + 6, finish 5, and 7 per recorded iteration
         // (the position update and collisions are counted below).
-        let mut dispatches = 25;
+        // Self-collision adds 2 per product and 2 to the forces.
+        let per_product = if rep.is_some() { 2 } else { 0 };
+        let mut dispatches = 25 + 6 * per_product;
         let batch = input.solver.readback_interval.max(1);
         while s.done == 0 {
-            dispatches += 7 * batch as u64;
+            dispatches += (7 + per_product) * batch as u64;
             self.submit("pcg", |e| {
                 let mut pass = Self::pass(e, "pcg iterations");
                 for _ in 0..batch {
-                    product(&mut pass, &k.gather_pcg);
+                    product(&mut pass, PCG);
                     k.reduce_alpha.record(&mut pass);
                     k.update.record(&mut pass);
                     k.reduce_beta.record(&mut pass);
@@ -802,7 +958,7 @@ impl GpuBackend {
             drop(pass);
             e.copy_buffer_to_buffer(&self.dv, 0, &self.p, 0, bytes);
             let mut pass = Self::pass(e, "reactions and velocity update");
-            product(&mut pass, &k.gather_plain);
+            product(&mut pass, PLAIN);
             k.reactions.record(&mut pass);
             k.advance_velocity.record(&mut pass);
         })?;
@@ -826,12 +982,23 @@ impl GpuBackend {
             if let Some(c) = collide {
                 c.respond.record(&mut pass);
             }
+            if let Some(r) = rep {
+                for _ in 0..CORRECTION_ITERATIONS {
+                    r.pair_impulse.record(&mut pass);
+                    r.apply_impulses.record(&mut pass);
+                }
+            }
             k.advance_position.record(&mut pass);
             if let Some(c) = collide {
                 c.settle.record(&mut pass);
             }
         })?;
         dispatches += 2 + if collide.is_some() { 2 } else { 0 };
+        dispatches += if rep.is_some() {
+            2 * CORRECTION_ITERATIONS as u64
+        } else {
+            0
+        };
         let contact = match collide {
             Some(_) => {
                 let c: Vec<[f32; 2]> = self.read(&self.contact, n)?;
@@ -842,7 +1009,7 @@ impl GpuBackend {
             }
             None => ContactReport::default(),
         };
-        let collide_ms = t2.elapsed().as_secs_f64() * 1e3;
+        let collide_ms = t2.elapsed().as_secs_f64() * 1e3 + proximity_ms;
         let residual = if s.zero != 0 {
             0.0
         } else {
@@ -862,8 +1029,7 @@ impl GpuBackend {
             dispatches,
             contact,
             collide_ms,
-            proximity_pairs: 0,
-            corrected_pairs: 0,
+            proximity_pairs: prox.pairs.len(),
         })
     }
 }

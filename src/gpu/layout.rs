@@ -154,6 +154,35 @@ pub struct Scalars {
     pub broke: u32,
 }
 
+/// WGSL `PairGpu`: a self-collision pair (collide/proximity.rs `Pair`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct PairGpu {
+    pub v: [u32; 4],
+    pub c: [f32; 4],
+    /// Normal and separation at detection.
+    pub n: [f32; 4],
+}
+
+impl PairGpu {
+    pub fn new(p: &crate::collide::proximity::Pair) -> PairGpu {
+        PairGpu {
+            v: p.v,
+            c: p.c.map(|c| c as f32),
+            n: [p.n.x as f32, p.n.y as f32, p.n.z as f32, p.d as f32],
+        }
+    }
+}
+
+/// WGSL `RepulsionParams`: pair count, whether the obstacle contact flags
+/// are this step's; stiffness, thickness, friction and the system factor.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct RepulsionParams {
+    pub counts: [u32; 4],
+    pub coef: [f32; 4],
+}
+
 /// WGSL `ProductMode`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]

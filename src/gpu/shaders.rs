@@ -25,6 +25,7 @@ pub const KERNELS: &[(&str, &str, &[&str])] = &[
     ("reduce", include_str!("../../shaders/reduce.wgsl"), &[]),
     ("integrate", include_str!("../../shaders/integrate.wgsl"), &[]),
     ("collide", include_str!("../../shaders/collide.wgsl"), &[]),
+    ("repulsion", include_str!("../../shaders/repulsion.wgsl"), &[]),
     ("copy", include_str!("../../shaders/copy.wgsl"), &[]),
 ];
 
@@ -121,6 +122,12 @@ mod tests {
             "FaceRest",
             size_of::<FaceRest>(),
             off!(FaceRest, beta01, beta2, fx_u, fx_v),
+        );
+        check("PairGpu", size_of::<PairGpu>(), off!(PairGpu, v, c, n));
+        check(
+            "RepulsionParams",
+            size_of::<RepulsionParams>(),
+            off!(RepulsionParams, counts, coef),
         );
         check("Displacement", size_of::<Displacement>(), off!(Displacement, hi, lo));
         check("HingeRest", size_of::<HingeRest>(), off!(HingeRest, e, a2));
