@@ -106,7 +106,8 @@ enum Command {
     },
     /// Run one of the paper's experiments in all its variants, print a
     /// comparison table and write DIR/experiment.json (names: ablation-friction,
-    /// ablation-plastic, twist-flatten, cylinder-twist, tensile-press).
+    /// ablation-plastic, twist-flatten, cylinder-twist, tensile-press, container,
+    /// specimen).
     Experiment {
         name: String,
         /// Output folder (default: out/<experiment>); each variant's run

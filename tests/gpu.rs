@@ -7,26 +7,12 @@
 mod common;
 
 use crease::backend::Backend;
-use crease::gpu::{GpuBackend, GpuContext};
+use crease::gpu::GpuBackend;
 use crease::measure::Measures;
 use crease::scene::{self, Scene};
 use crease::validate::{StepCheck, Tolerances, validate};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
-
-/// Whether a GPU is there; panics when one is required and missing.
-fn have_gpu() -> bool {
-    match GpuContext::new() {
-        Ok(_) => true,
-        Err(e) => {
-            if std::env::var("CREASE_REQUIRE_GPU").as_deref() == Ok("1") {
-                panic!("CREASE_REQUIRE_GPU=1 but {e}");
-            }
-            eprintln!("skipped: {e}");
-            false
-        }
-    }
-}
 
 fn sets(list: &[&str]) -> Vec<String> {
     list.iter().map(|s| s.to_string()).collect()
@@ -42,7 +28,7 @@ fn checks(name: &str, extra: &[&str], steps: u64) -> Vec<StepCheck> {
 
 #[test]
 fn first_steps_match_the_cpu_within_the_default_tolerances() {
-    if !have_gpu() {
+    if !common::have_gpu() {
         return;
     }
     let tol = Tolerances::default();
@@ -56,7 +42,7 @@ fn first_steps_match_the_cpu_within_the_default_tolerances() {
 
 #[test]
 fn a_draping_sheet_stays_with_the_cpu_over_100_steps() {
-    if !have_gpu() {
+    if !common::have_gpu() {
         return;
     }
     let c = checks("drape", &[], 100);
@@ -79,7 +65,7 @@ fn a_draping_sheet_stays_with_the_cpu_over_100_steps() {
 
 #[test]
 fn channel_states_agree_over_an_ablation_run() {
-    if !have_gpu() {
+    if !common::have_gpu() {
         return;
     }
     for name in ["ablation-friction", "ablation-plastic"] {
@@ -112,7 +98,7 @@ fn gpu_run(exp: &str, variant: &str) -> Measures {
 
 #[test]
 fn the_papers_claims_1_to_3_hold_on_the_gpu() {
-    if !have_gpu() {
+    if !common::have_gpu() {
         return;
     }
     common::claim_1(&gpu_run);
@@ -122,7 +108,7 @@ fn the_papers_claims_1_to_3_hold_on_the_gpu() {
 
 #[test]
 fn gpu_runs_are_reproducible_and_independent_of_the_readback_interval() {
-    if !have_gpu() {
+    if !common::have_gpu() {
         return;
     }
     let run = |k: usize| {
@@ -145,7 +131,7 @@ fn gpu_runs_are_reproducible_and_independent_of_the_readback_interval() {
 
 #[test]
 fn dispatches_wrapped_onto_two_dimensions_give_the_same_bytes() {
-    if !have_gpu() {
+    if !common::have_gpu() {
         return;
     }
     // 169 vertices and 288 faces take 3 and 5 workgroups: rows of 1 and 2
@@ -187,7 +173,7 @@ fn contact_response_matches_the_cpu_from_identical_states() {
     use crease::cpu::CpuBackend;
     use crease::sim::Simulation;
     use glam::DVec3;
-    if !have_gpu() {
+    if !common::have_gpu() {
         return;
     }
     // Drop a coarse sheet on the ball until much of it touches.
@@ -278,7 +264,7 @@ fn self_collision_matches_the_cpu_from_identical_states() {
     use crease::cpu::CpuBackend;
     use crease::sim::Simulation;
     use glam::DVec3;
-    if !have_gpu() {
+    if !common::have_gpu() {
         return;
     }
     // The specimen's flap folded over, let go onto the other half and

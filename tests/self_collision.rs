@@ -1,7 +1,11 @@
-//! Self-collision on the CPU backend (issue 6): layers folded or dropped onto
-//! each other stay at least half the thickness apart, where without
-//! self-collision they pass through each other.
+//! Self-collision (issue 6): layers folded or dropped onto each other stay
+//! at least half the thickness apart, where without self-collision they
+//! pass through each other; on the CPU, and the fold on the GPU too.
 
+mod common;
+
+use crease::backend::Backend;
+use crease::cloth::Cloth;
 use crease::collide::intersect::intersecting_pairs;
 use crease::collide::proximity;
 use crease::cpu::CpuBackend;
@@ -11,13 +15,26 @@ use crease::sim::Simulation;
 use glam::DVec3;
 use std::sync::Arc;
 
+fn cpu(cloth: Arc<Cloth>) -> Box<dyn Backend> {
+    Box::new(CpuBackend::new(cloth))
+}
+
 /// Runs `scene` on the CPU until phase `stop` (or the end); returns the
 /// number of steps where two layers were closer than half the thickness,
 /// the most proximity pairs of a step, and the final positions.
 fn closest_layers(scene: Scene, stop: &str) -> (usize, usize, Vec<DVec3>) {
+    closest_layers_on(scene, stop, &cpu)
+}
+
+/// The same on the backend `make` gives.
+fn closest_layers_on(
+    scene: Scene,
+    stop: &str,
+    make: &dyn Fn(Arc<Cloth>) -> Box<dyn Backend>,
+) -> (usize, usize, Vec<DVec3>) {
     let cloth = Arc::clone(&scene.cloth);
     let half = 0.5 * scene.self_collision.thickness;
-    let mut sim = Simulation::new(scene, Box::new(CpuBackend::new(Arc::clone(&cloth))));
+    let mut sim = Simulation::new(scene, make(Arc::clone(&cloth)));
     let (mut violations, mut most) = (0, 0);
     while !sim.done() && sim.phase_name() != stop {
         let info = sim.step().unwrap();
@@ -68,6 +85,34 @@ fn a_sheet_folded_onto_itself_and_pressed_keeps_its_layers_apart() {
         "the layers should have come within the thickness ({pairs} pairs)"
     );
     assert_eq!(with, 0, "layers came closer than half the thickness");
+    assert_eq!(intersecting_pairs(&cloth.mesh.faces, &x), 0);
+}
+
+#[test]
+fn on_the_gpu_the_folded_and_pressed_layers_stay_apart_too() {
+    if !common::have_gpu() {
+        return;
+    }
+    let gpu = |cloth: Arc<Cloth>| -> Box<dyn Backend> { Box::new(crease::gpu::GpuBackend::new(cloth).unwrap()) };
+    let (with, pairs, x) = closest_layers_on(folded_and_pressed(true), "unfold", &gpu);
+    let cloth = folded_and_pressed(true).cloth;
+    println!("gpu: steps with layers closer than t/2: {with}; most pairs {pairs}");
+    assert!(pairs > 10, "{pairs} pairs");
+    assert_eq!(with, 0, "layers came closer than half the thickness");
+    assert_eq!(intersecting_pairs(&cloth.mesh.faces, &x), 0);
+}
+
+/// The small `container` experiment with the plunger (16 x 16 cloth): its
+/// final frame has no crossing triangles.
+#[test]
+fn the_pressed_container_cloth_ends_without_crossings() {
+    let e = crease::experiment::find("container").unwrap();
+    let v = e.variants.iter().find(|v| v.name == "pressed-short").unwrap();
+    let scene = crease::experiment::variant_scene(&e, v, &["cloth.mesh.grid.resolution=[16,16]".into()]).unwrap();
+    assert!(scene.self_collision.enabled);
+    let cloth = Arc::clone(&scene.cloth);
+    let (_, pairs, x) = closest_layers(scene, "");
+    println!("container pressed-short: most pairs {pairs}");
     assert_eq!(intersecting_pairs(&cloth.mesh.faces, &x), 0);
 }
 

@@ -74,12 +74,13 @@ impl Default for SolverSettings {
     }
 }
 
-/// Cloth self-collision (`collide/proximity.rs`, `cpu/repulsion.rs`), CPU
-/// backend only so far: off unless a scene sets `enabled: true`.
+/// Cloth self-collision (`collide/proximity.rs`, `cpu/repulsion.rs` and
+/// its twin `shaders/repulsion.wgsl`): on unless a scene sets
+/// `enabled: false`.
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct SelfCollision {
-    #[serde(default)]
+    #[serde(default = "yes")]
     pub enabled: bool,
     /// Layers closer than this repel, m.
     #[serde(default = "default_self_thickness")]
@@ -105,7 +106,7 @@ fn default_self_friction() -> f64 {
 impl Default for SelfCollision {
     fn default() -> Self {
         SelfCollision {
-            enabled: false,
+            enabled: true,
             thickness: default_self_thickness(),
             stiffness: default_self_stiffness(),
             friction: default_self_friction(),

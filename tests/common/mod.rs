@@ -6,6 +6,7 @@
 
 use crease::backend::Backend;
 use crease::experiment;
+use crease::gpu::GpuContext;
 use crease::measure::Measures;
 use crease::scene::Scene;
 use crease::sim::Simulation;
@@ -91,5 +92,19 @@ pub fn claim_3(run: &dyn Fn(&str, &str) -> Measures) {
         println!("{exp}: {short} {s:.4}, {long} {l:.4}");
         assert!(s > 0.01, "{exp} {short}: {s}");
         assert!((l - s).abs() <= 0.05 * s, "{exp}: {short} {s} vs {long} {l}");
+    }
+}
+
+/// Whether a GPU is there; panics when one is required and missing.
+pub fn have_gpu() -> bool {
+    match GpuContext::new() {
+        Ok(_) => true,
+        Err(e) => {
+            if std::env::var("CREASE_REQUIRE_GPU").as_deref() == Ok("1") {
+                panic!("CREASE_REQUIRE_GPU=1 but {e}");
+            }
+            eprintln!("skipped: {e}");
+            false
+        }
     }
 }
