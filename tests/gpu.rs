@@ -7,7 +7,7 @@
 mod common;
 
 use crease::backend::Backend;
-use crease::gpu::GpuBackend;
+use crease::gpu::{GpuBackend, GpuContext};
 use crease::measure::Measures;
 use crease::scene::{self, Scene};
 use crease::validate::{StepCheck, Tolerances, validate};
