@@ -4,7 +4,8 @@
 // of energy k/2 (t - d)^2 (Bridson, Fedkiw & Anderson 2002 §7.2): force
 // k (t - d) c_j n, system block h^2 k c_j c_l n n^T; after it, an inelastic
 // correction with Coulomb friction for pairs forecast below
-// CORRECTION_TARGET t. Per-vertex sums go through the pairs' CSR incidence
+// CORRECTION_TARGET t (pairs with less than MIN_MOBILE_SHARE of their
+// weight movable are left to their spring). Per-vertex sums go through the pairs' CSR incidence
 // (no atomics: deterministic).
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -26,6 +27,7 @@
 @group(0) @binding(16) var<storage, read> contact: array<vec2<f32>>;
 
 const CORRECTION_TARGET: f32 = 0.55;
+const MIN_MOBILE_SHARE: f32 = 0.5;
 
 fn weight_of(c: vec4<f32>, j: u32) -> f32 {
     switch j {
@@ -131,13 +133,16 @@ fn pair_impulse(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workg
         return;
     }
     let pair = pairs[k];
-    let w = pair.c * pair.c * vec4<f32>(mobility(pair.v.x), mobility(pair.v.y), mobility(pair.v.z), mobility(pair.v.w));
+    let m = vec4<f32>(mobility(pair.v.x), mobility(pair.v.y), mobility(pair.v.z), mobility(pair.v.w));
+    let w = pair.c * pair.c * m;
     let w_sum = w.x + w.y + w.z + w.w;
+    // Too little of the pair's weight movable: a lever (see the CPU twin).
+    let share = dot(abs(pair.c), select(vec4<f32>(0.0), vec4<f32>(1.0), m > vec4<f32>(0.0)));
     let rel = relative(pair, v[pair.v.x].xyz, v[pair.v.y].xyz, v[pair.v.z].xyz, v[pair.v.w].xyz);
     let n = pair.n.xyz;
     let vn = dot(n, rel);
     let wanted = (CORRECTION_TARGET * rep.coef.y - pair.n.w) / params.step.x;
-    if (w_sum <= 0.0 || vn >= wanted) {
+    if (share < MIN_MOBILE_SHARE || vn >= wanted) {
         impulse[k] = vec4<f32>(0.0);
         return;
     }

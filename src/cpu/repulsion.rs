@@ -19,7 +19,11 @@
 //!   carries the lower layer; the upper one gives way). Impulses are
 //!   mass-weighted (`w_j = 1/m_j`, 0 for pinned and obstacle-held vertices)
 //!   and applied Jacobi-style: each vertex averages the
-//!   changes of its active pairs, over `CORRECTION_ITERATIONS` sweeps.
+//!   changes of its active pairs, over `CORRECTION_ITERATIONS` sweeps. A
+//!   pair whose movable vertices carry less than `MIN_MOBILE_SHARE` of its
+//!   weights `sum |c_j| = 2` is left to its spring: moving its closest
+//!   point through a vertex of small weight c takes a velocity change of
+//!   1/c times the pair's (a lever), which would launch that vertex.
 
 use crate::collide::proximity::Proximity;
 use crate::model::membrane::outer;
@@ -32,6 +36,10 @@ pub const CORRECTION_ITERATIONS: usize = 4;
 /// Separation the correction restores, in thicknesses (the same in
 /// repulsion.wgsl).
 pub const CORRECTION_TARGET: f64 = 0.55;
+
+/// Least total weight `sum |c_j|` of a pair's movable vertices for the
+/// correction to act on it (the same in repulsion.wgsl).
+pub const MIN_MOBILE_SHARE: f64 = 0.5;
 
 /// The pairs of a step with their spring constant and thickness.
 pub struct Repulsion<'a> {
@@ -122,10 +130,11 @@ pub fn correct(
         impulse.par_iter_mut().zip(&prox.pairs).for_each(|(out, p)| {
             *out = (DVec3::ZERO, false);
             let w: f64 = (0..4).map(|j| p.c[j] * p.c[j] * weight(p.v[j])).sum();
+            let share: f64 = (0..4).filter(|&j| weight(p.v[j]) > 0.0).map(|j| p.c[j].abs()).sum();
             let vn = p.along(v);
             // The positions are the step's start, where the separation is d.
             let wanted = (CORRECTION_TARGET * thickness - p.d) / h;
-            if w <= 0.0 || vn >= wanted {
+            if share < MIN_MOBILE_SHARE || vn >= wanted {
                 return;
             }
             let dvn = wanted - vn;
@@ -278,5 +287,22 @@ mod tests {
                 assert!(slide.abs() < 1e-12);
             }
         }
+    }
+
+    /// An edge-edge pair whose only movable vertex carries weight 0.01 is
+    /// left alone (moving the closest point through it would take 100 times
+    /// the pair's velocity change); with half the weight movable it acts.
+    #[test]
+    fn a_pair_movable_only_through_a_lever_is_left_to_its_spring() {
+        let prox = one_pair([0.99, 0.01, -0.5, -0.5], DVec3::Y, 0.0015);
+        let mass = vec![1.0; 4];
+        let approach = vec![DVec3::ZERO, DVec3::ZERO, DVec3::Y * 0.5, DVec3::Y * 0.5];
+        let mut v = approach.clone();
+        let held = [true, false, true, true];
+        assert_eq!(correct(&prox, 0.002, 0.0, 0.01, &mut v, &mass, &[true; 4], &held), 0);
+        assert_eq!(v, approach);
+        let held = [true, true, false, true];
+        assert_eq!(correct(&prox, 0.002, 0.0, 0.01, &mut v, &mass, &[true; 4], &held), 1);
+        assert!(v[2].y < 0.5 && v[0] == DVec3::ZERO, "{v:?}");
     }
 }
