@@ -49,6 +49,24 @@ pub struct StepReport {
     pub proximity_pairs: usize,
 }
 
+/// Everything a backend carries from step to step, exactly (a checkpoint):
+/// the CPU's f64 state, or the GPU's buffers word for word.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "backend", rename_all = "lowercase")]
+pub enum BackendState {
+    Cpu {
+        x: Vec<DVec3>,
+        v: Vec<DVec3>,
+        /// The last velocity change (the next solve's warm start).
+        dv: Vec<DVec3>,
+        channels: Channels,
+    },
+    Gpu {
+        /// `(buffer name, its 32-bit words)`.
+        buffers: Vec<(String, Vec<u32>)>,
+    },
+}
+
 pub trait Backend {
     fn name(&self) -> &'static str;
     /// Advances the state by one linearised backward-Euler step.
@@ -67,4 +85,8 @@ pub trait Backend {
         ))
     }
     fn cloth(&self) -> std::sync::Arc<crate::cloth::Cloth>;
+    /// The state a checkpoint keeps, and its restoration (an error when the
+    /// state is another backend's or another cloth's).
+    fn save_state(&self) -> Result<BackendState>;
+    fn restore_state(&mut self, state: &BackendState) -> Result<()>;
 }

@@ -24,6 +24,12 @@ pub enum Error {
     /// A command-line argument with a bad value.
     #[error("argument {arg}: {message}")]
     Argument { arg: String, message: String },
+    /// A checkpoint that cannot be resumed.
+    #[error("checkpoint {}: {message}", path.display())]
+    Checkpoint { path: PathBuf, message: String },
+    /// Ctrl-C: the run stopped after a frame and left a checkpoint.
+    #[error("interrupted at t = {time} s; the state is saved: continue with `crease resume {}`", out_dir.display())]
+    Interrupted { time: f64, out_dir: PathBuf },
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,

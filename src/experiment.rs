@@ -244,12 +244,18 @@ pub fn run(
         started(k, &v.name);
         let scene = variant_scene(exp, v, user_sets)?;
         let b = backend(&scene)?;
+        let mut sets = v.sets.clone();
+        sets.extend_from_slice(user_sets);
+        let scene_key = output::SceneKey::new(&scene, exp.scene, &sets);
         let mut sim = Simulation::new(scene, b);
         let opts = RunOptions {
             out_dir: out_dir.join(&v.name),
             until: None,
             dump_state: false,
             check_intersections: false,
+            checkpoint_every: None,
+            scene_key,
+            resume: None,
         };
         let summary = output::run(&mut sim, &opts, &mut |_| {})?;
         variants.push(json!({ "name": v.name, "summary": summary }));

@@ -6,7 +6,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use crease::backend::Backend;
 use crease::cpu::CpuBackend;
 use crease::gpu::{GpuBackend, GpuContext};
-use crease::output::{self, Progress, RunOptions};
+use crease::output::{self, Checkpoint, Progress, RunOptions, SceneKey};
 use crease::scene::{self, Action, ObstacleAction, Scene};
 use crease::sim::Simulation;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -62,6 +62,25 @@ enum Command {
         /// `intersections`; exact, and slower on large meshes).
         #[arg(long)]
         check_intersections: bool,
+        /// Write DIR/checkpoint.json at the first frame past every multiple
+        /// of this many simulated seconds, and where --until stops the run
+        /// (Ctrl-C always writes one); continue with `crease resume DIR`.
+        #[arg(long, value_name = "SECONDS")]
+        checkpoint_every: Option<f64>,
+    },
+    /// Continue a stopped or interrupted run from DIR/checkpoint.json, into
+    /// the same folder: the frames are those an uninterrupted run writes.
+    Resume {
+        dir: PathBuf,
+        /// Default: the backend that wrote the checkpoint.
+        #[arg(long, value_enum)]
+        backend: Option<BackendChoice>,
+        /// Stop at this simulated time (default: the timeline's end).
+        #[arg(long)]
+        until: Option<f64>,
+        /// No progress bar.
+        #[arg(long)]
+        quiet: bool,
     },
     /// Parse and validate a scene, print it resolved, and exit.
     Check {
@@ -184,6 +203,46 @@ fn make_backend(choice: BackendChoice, scene: &Scene) -> crease::Result<Box<dyn 
     })
 }
 
+/// Runs `sim` to disk with a progress bar (unless `quiet`) and prints the
+/// summary line.
+fn run_with_progress(sim: &mut Simulation, opts: &RunOptions, quiet: bool) -> Result<()> {
+    let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
+        let bar = ProgressBar::new(1000);
+        bar.set_style(
+            ProgressStyle::with_template("{bar:30} {msg} [{elapsed} < {eta}]")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar
+    });
+    let started = std::time::Instant::now();
+    let summary = output::run(sim, opts, &mut |p: &Progress| {
+        if let Some(bar) = &bar {
+            bar.set_position((1000.0 * p.time / p.end_time) as u64);
+            let rate = p.steps as f64 / started.elapsed().as_secs_f64().max(1e-9);
+            bar.set_message(format!(
+                "{} t={:.3}/{:.3}s {:.1} steps/s",
+                p.phase, p.time, p.end_time, rate
+            ));
+        }
+    })?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    if !quiet {
+        println!(
+            "{}: {} steps, {} frames in {:.1}s ({:.2} ms/step, {:.1} CG iterations/step) -> {}",
+            summary["scene"].as_str().unwrap_or(""),
+            summary["steps"],
+            summary["frames"],
+            summary["wall_seconds"].as_f64().unwrap_or(0.0),
+            summary["ms_per_step"].as_f64().unwrap_or(0.0),
+            summary["cg_iterations_mean"].as_f64().unwrap_or(0.0),
+            opts.out_dir.display()
+        );
+    }
+    Ok(())
+}
+
 fn main() -> ExitCode {
     match real_main() {
         Ok(()) => ExitCode::SUCCESS,
@@ -196,6 +255,13 @@ fn main() -> ExitCode {
 
 fn real_main() -> Result<()> {
     let cli = Cli::parse();
+    if matches!(cli.command, Command::Run { .. } | Command::Resume { .. }) {
+        // Ctrl-C: finish the frame, write a checkpoint, exit (output::run).
+        let stop = || output::INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
+        if let Err(e) = ctrlc::set_handler(stop) {
+            eprintln!("notice: Ctrl-C will stop the run without a checkpoint: {e}");
+        }
+    }
     match cli.command {
         Command::Run {
             scene,
@@ -206,6 +272,7 @@ fn real_main() -> Result<()> {
             quiet,
             dump_state,
             check_intersections,
+            checkpoint_every,
         } => {
             let name = scene.as_deref().unwrap_or(scene::DEFAULT_SCENE);
             let scene = scene::load(name, &set)?;
@@ -214,50 +281,53 @@ fn real_main() -> Result<()> {
             }
             let out_dir = out.unwrap_or_else(|| PathBuf::from("out").join(&scene.name));
             let backend = make_backend(backend, &scene)?;
+            if let Some(e) = checkpoint_every.filter(|e| !(e.is_finite() && *e > 0.0)) {
+                bail!("argument --checkpoint-every: must be a positive number of seconds, got {e}");
+            }
             let mut sim = Simulation::new(scene, backend);
-            let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
-                let bar = ProgressBar::new(1000);
-                bar.set_style(
-                    ProgressStyle::with_template("{bar:30} {msg} [{elapsed} < {eta}]")
-                        .unwrap_or_else(|_| ProgressStyle::default_bar()),
-                );
-                bar
-            });
-            let started = std::time::Instant::now();
-            let summary = output::run(
-                &mut sim,
-                &RunOptions {
-                    out_dir: out_dir.clone(),
-                    until,
-                    dump_state,
-                    check_intersections,
-                },
-                &mut |p: &Progress| {
-                    if let Some(bar) = &bar {
-                        bar.set_position((1000.0 * p.time / p.end_time) as u64);
-                        let rate = p.steps as f64 / started.elapsed().as_secs_f64().max(1e-9);
-                        bar.set_message(format!(
-                            "{} t={:.3}/{:.3}s {:.1} steps/s",
-                            p.phase, p.time, p.end_time, rate
-                        ));
-                    }
-                },
-            )?;
-            if let Some(bar) = bar {
-                bar.finish_and_clear();
-            }
-            if !quiet {
-                println!(
-                    "{}: {} steps, {} frames in {:.1}s ({:.2} ms/step, {:.1} CG iterations/step) -> {}",
-                    summary["scene"].as_str().unwrap_or(""),
-                    summary["steps"],
-                    summary["frames"],
-                    summary["wall_seconds"].as_f64().unwrap_or(0.0),
-                    summary["ms_per_step"].as_f64().unwrap_or(0.0),
-                    summary["cg_iterations_mean"].as_f64().unwrap_or(0.0),
-                    out_dir.display()
+            let scene_key = SceneKey::new(&sim.scene, name, &set);
+            let opts = RunOptions {
+                out_dir,
+                until,
+                dump_state,
+                check_intersections,
+                checkpoint_every,
+                scene_key,
+                resume: None,
+            };
+            run_with_progress(&mut sim, &opts, quiet)?;
+        }
+        Command::Resume {
+            dir,
+            backend,
+            until,
+            quiet,
+        } => {
+            let c = Checkpoint::read(&dir)?;
+            let scene = c.scene.load(&Checkpoint::path(&dir))?;
+            // A checkpoint holds one backend's exact state: resume on it.
+            let (wrote, kind) = match c.state {
+                crease::backend::BackendState::Cpu { .. } => (BackendChoice::Cpu, "cpu"),
+                crease::backend::BackendState::Gpu { .. } => (BackendChoice::Gpu, "gpu"),
+            };
+            if backend.is_some_and(|b| b != wrote) {
+                bail!(
+                    "argument --backend: the checkpoint in {} holds the {kind} backend's state: resume it with --backend {kind}",
+                    dir.display()
                 );
             }
+            let backend = make_backend(wrote, &scene)?;
+            let mut sim = Simulation::new(scene, backend);
+            let opts = RunOptions {
+                out_dir: dir,
+                until,
+                dump_state: c.dump_state,
+                check_intersections: c.check_intersections,
+                checkpoint_every: c.checkpoint_every,
+                scene_key: c.scene.clone(),
+                resume: Some(c),
+            };
+            run_with_progress(&mut sim, &opts, quiet)?;
         }
         Command::Check { scene, set } => {
             let s = scene::load(&scene, &set)?;

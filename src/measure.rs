@@ -65,7 +65,7 @@ impl Tally {
 }
 
 /// Every channel's state: one per hinge, three per face.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Channels {
     pub hinges: Vec<ChannelState>,
     pub faces: Vec<[ChannelState; 3]>,

@@ -6,7 +6,7 @@
 //! compared from identical states. A second GPU backend runs freely from the
 //! start, and its positions are compared with the reference's.
 
-use crate::backend::{Backend, StepInput, StepReport};
+use crate::backend::{Backend, BackendState, StepInput, StepReport};
 use crate::cloth::Cloth;
 use crate::cpu::{CpuBackend, Scales};
 use crate::error::Result;
@@ -192,6 +192,14 @@ impl Backend for Tandem {
 
     fn cloth(&self) -> Arc<Cloth> {
         self.cpu.cloth()
+    }
+
+    fn save_state(&self) -> Result<BackendState> {
+        Err(crate::Error::Step("a validation run keeps no checkpoints".into()))
+    }
+
+    fn restore_state(&mut self, _: &BackendState) -> Result<()> {
+        Err(crate::Error::Step("a validation run keeps no checkpoints".into()))
     }
 }
 

@@ -191,3 +191,96 @@ fn check_intersections_counts_crossings_per_frame() {
     assert!(without.iter().any(|&c| c > 0), "the folded corners cross: {without:?}");
     assert!(with.iter().all(|&c| c == 0), "self-collision lets it cross: {with:?}");
 }
+
+/// The columns of metrics.csv that do not measure wall time.
+fn metrics_without_timing(dir: &std::path::Path) -> Vec<String> {
+    let csv = std::fs::read_to_string(dir.join("metrics.csv")).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let keep: Vec<usize> = (0..header.len()).filter(|&i| header[i] != "ms_per_step").collect();
+    csv.lines()
+        .map(|l| {
+            let cells: Vec<&str> = l.split(',').collect();
+            keep.iter().map(|&i| cells[i]).collect::<Vec<_>>().join(",")
+        })
+        .collect()
+}
+
+#[test]
+fn a_run_stopped_mid_hold_resumes_to_the_same_frames() {
+    let short = "timeline.rest.duration=0.3";
+    let whole = temp("whole");
+    let o = crease(&[
+        "run",
+        "ablation-friction",
+        "--backend",
+        "cpu",
+        "--quiet",
+        "--set",
+        short,
+        "--out",
+        whole.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // Stopped at 0.26 s, in the middle of the hold (0.2 - 0.3 s).
+    let parts = temp("parts");
+    let dir = parts.to_str().unwrap();
+    let o = crease(&[
+        "run",
+        "ablation-friction",
+        "--backend",
+        "cpu",
+        "--quiet",
+        "--set",
+        short,
+        "--out",
+        dir,
+        "--until",
+        "0.26",
+        "--checkpoint-every",
+        "0.1",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(parts.join("checkpoint.json").exists());
+    let o = crease(&["resume", dir, "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let last = |d: &PathBuf| {
+        let mut names: Vec<_> = std::fs::read_dir(d.join("frames"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        names.sort();
+        names
+    };
+    let (a, b) = (last(&whole), last(&parts));
+    assert_eq!(a.len(), b.len(), "frame counts");
+    assert_eq!(
+        std::fs::read(a.last().unwrap()).unwrap(),
+        std::fs::read(b.last().unwrap()).unwrap(),
+        "final frames differ"
+    );
+    assert_eq!(metrics_without_timing(&whole), metrics_without_timing(&parts));
+
+    // A damaged checkpoint, a checkpoint of another backend, a changed scene.
+    let text = std::fs::read_to_string(parts.join("checkpoint.json")).unwrap();
+    std::fs::write(parts.join("checkpoint.json"), &text[..text.len() / 2]).unwrap();
+    let o = crease(&["resume", dir, "--quiet"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("checkpoint.json") && err.contains("damaged"),
+        "{err}"
+    );
+    std::fs::write(parts.join("checkpoint.json"), &text).unwrap();
+    let o = crease(&["resume", dir, "--quiet", "--backend", "gpu"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("--backend cpu"), "{err}");
+    let changed = text.replace(short, "timeline.rest.duration=0.4");
+    std::fs::write(parts.join("checkpoint.json"), changed).unwrap();
+    let o = crease(&["resume", dir, "--quiet"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("has changed since the checkpoint"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&whole).ok();
+    std::fs::remove_dir_all(&parts).ok();
+}

@@ -166,6 +166,47 @@ fn dispatches_wrapped_onto_two_dimensions_give_the_same_bytes() {
     }
 }
 
+/// One step on both backends from the same state: their reports, the
+/// largest position and velocity differences, the fastest CPU speed and the
+/// CPU velocities.
+struct Both {
+    rc: crease::backend::StepReport,
+    rg: crease::backend::StepReport,
+    dx: f64,
+    dv: f64,
+    speed: f64,
+    vc: Vec<glam::DVec3>,
+}
+
+fn step_both(
+    scene: &Scene,
+    x: &[glam::DVec3],
+    v: &[glam::DVec3],
+    ch: &crease::measure::Channels,
+    input: &crease::backend::StepInput,
+) -> Both {
+    use crease::cpu::CpuBackend;
+    let mut cpu = CpuBackend::new(Arc::clone(&scene.cloth));
+    cpu.set_state(x, v);
+    cpu.set_channels(ch);
+    let mut gpu = GpuBackend::new(Arc::clone(&scene.cloth)).unwrap();
+    gpu.set_state(x, v, &vec![glam::DVec3::ZERO; x.len()]);
+    gpu.set_channels(ch);
+    let rc = cpu.step(input).unwrap();
+    let rg = gpu.step(input).unwrap();
+    let most =
+        |a: &[glam::DVec3], b: &[glam::DVec3]| a.iter().zip(b).map(|(a, b)| (*a - *b).length()).fold(0.0, f64::max);
+    let vc = cpu.velocities().unwrap();
+    Both {
+        dx: most(&cpu.positions().unwrap(), &gpu.positions().unwrap()),
+        dv: most(&vc, &gpu.velocities().unwrap()),
+        speed: vc.iter().map(|v| v.length()).fold(0.0, f64::max),
+        rc,
+        rg,
+        vc,
+    }
+}
+
 #[test]
 fn contact_response_matches_the_cpu_from_identical_states() {
     use crease::backend::StepInput;
@@ -218,28 +259,14 @@ fn contact_response_matches_the_cpu_from_identical_states() {
             obstacles: &[obstacle],
             self_collision: scene.self_collision,
         };
-        let mut cpu = CpuBackend::new(Arc::clone(&scene.cloth));
-        cpu.set_state(&x, &v);
-        cpu.set_channels(&ch);
-        let mut gpu = GpuBackend::new(Arc::clone(&scene.cloth)).unwrap();
-        gpu.set_state(&x, &v, &vec![DVec3::ZERO; x.len()]);
-        gpu.set_channels(&ch);
-        let rc = cpu.step(&input).unwrap();
-        let rg = gpu.step(&input).unwrap();
-        let dx = cpu
-            .positions()
-            .unwrap()
-            .iter()
-            .zip(&gpu.positions().unwrap())
-            .map(|(a, b)| (*a - *b).length())
-            .fold(0.0, f64::max);
-        let vc = cpu.velocities().unwrap();
-        let speed = vc.iter().map(|v| v.length()).fold(0.0, f64::max);
-        let dv = vc
-            .iter()
-            .zip(&gpu.velocities().unwrap())
-            .map(|(a, b)| (*a - *b).length())
-            .fold(0.0, f64::max);
+        let Both {
+            rc,
+            rg,
+            dx,
+            dv,
+            speed,
+            vc,
+        } = step_both(&scene, &x, &v, &ch, &input);
         println!(
             "rise {rise}: contacts cpu {} gpu {}, position {:.1e} of the diagonal, velocity {:.1e} of the fastest",
             rc.contact.contacts,
@@ -263,7 +290,6 @@ fn self_collision_matches_the_cpu_from_identical_states() {
     use crease::backend::StepInput;
     use crease::cpu::CpuBackend;
     use crease::sim::Simulation;
-    use glam::DVec3;
     if !common::have_gpu() {
         return;
     }
@@ -299,29 +325,10 @@ fn self_collision_matches_the_cpu_from_identical_states() {
         obstacles: &[],
         self_collision: scene.self_collision,
     };
-    let mut cpu = CpuBackend::new(Arc::clone(&scene.cloth));
-    cpu.set_state(&x, &v);
-    cpu.set_channels(&ch);
-    let mut gpu = GpuBackend::new(Arc::clone(&scene.cloth)).unwrap();
-    gpu.set_state(&x, &v, &vec![DVec3::ZERO; x.len()]);
-    gpu.set_channels(&ch);
-    let rc = cpu.step(&input).unwrap();
-    let rg = gpu.step(&input).unwrap();
+    let Both {
+        rc, rg, dx, dv, speed, ..
+    } = step_both(&scene, &x, &v, &ch, &input);
     let diagonal = scene.cloth.diagonal();
-    let dx = cpu
-        .positions()
-        .unwrap()
-        .iter()
-        .zip(&gpu.positions().unwrap())
-        .map(|(a, b)| (*a - *b).length())
-        .fold(0.0, f64::max);
-    let vc = cpu.velocities().unwrap();
-    let speed = vc.iter().map(|v| v.length()).fold(0.0, f64::max);
-    let dv = vc
-        .iter()
-        .zip(&gpu.velocities().unwrap())
-        .map(|(a, b)| (*a - *b).length())
-        .fold(0.0, f64::max);
     println!(
         "pairs cpu {} gpu {}, position {:.1e} of the diagonal, velocity {:.1e} of the fastest",
         rc.proximity_pairs,
@@ -333,4 +340,46 @@ fn self_collision_matches_the_cpu_from_identical_states() {
     assert_eq!(rc.proximity_pairs, rg.proximity_pairs, "pair counts differ");
     assert!(dx / diagonal < 1e-5, "positions differ by {dx} m");
     assert!(dv / speed < 1e-3, "velocities differ by {dv} m/s (fastest {speed})");
+}
+
+#[test]
+fn a_gpu_run_stopped_mid_hold_resumes_to_the_same_bytes() {
+    use crease::output::{self, Checkpoint, RunOptions, SceneKey};
+    use crease::sim::Simulation;
+    use std::path::Path;
+    if !common::have_gpu() {
+        return;
+    }
+    let list = sets(&[
+        "timeline.release.duration=0.1",
+        "timeline.stretch.duration=0.05",
+        "timeline.rest.duration=0.05",
+    ]);
+    let run = |dir: &Path, until: Option<f64>, resume: Option<Checkpoint>| {
+        let scene = scene::load("ablation-friction", &list).unwrap();
+        let scene_key = SceneKey::new(&scene, "ablation-friction", &list);
+        let backend = Box::new(GpuBackend::new(Arc::clone(&scene.cloth)).unwrap());
+        let mut sim = Simulation::new(scene, backend);
+        let opts = RunOptions {
+            out_dir: dir.to_path_buf(),
+            until,
+            dump_state: false,
+            check_intersections: false,
+            checkpoint_every: Some(1.0),
+            scene_key,
+            resume,
+        };
+        output::run(&mut sim, &opts, &mut |_| {}).unwrap();
+    };
+    let root = std::env::temp_dir().join(format!("crease-gpu-resume-{}", std::process::id()));
+    let (whole, parts) = (root.join("whole"), root.join("parts"));
+    run(&whole, None, None);
+    // Stopped in the middle of the hold (0.2 - 0.3 s), then resumed.
+    run(&parts, Some(0.26), None);
+    run(&parts, None, Some(Checkpoint::read(&parts).unwrap()));
+    let last = output::frame_path(&whole, 25);
+    assert!(last.exists() && !output::frame_path(&whole, 26).exists());
+    let same = std::fs::read(&last).unwrap() == std::fs::read(output::frame_path(&parts, 25)).unwrap();
+    std::fs::remove_dir_all(&root).ok();
+    assert!(same, "the resumed run's final frame differs");
 }

@@ -33,7 +33,7 @@ pub struct Obstacle {
 }
 
 /// A rigid pose: `world = rot * local + trans`.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Pose {
     pub rot: DQuat,
     pub trans: DVec3,

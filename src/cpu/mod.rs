@@ -28,7 +28,7 @@ pub use repulsion::CORRECTION_ITERATIONS;
 
 pub use membrane::membrane_energy;
 
-use crate::backend::{Backend, StepInput, StepReport};
+use crate::backend::{Backend, BackendState, StepInput, StepReport};
 use crate::cloth::Cloth;
 use crate::collide::proximity::{self, Proximity};
 use crate::error::{Error, Result};
@@ -280,6 +280,36 @@ impl Backend for CpuBackend {
 
     fn cloth(&self) -> Arc<Cloth> {
         Arc::clone(&self.cloth)
+    }
+
+    fn save_state(&self) -> Result<BackendState> {
+        Ok(BackendState::Cpu {
+            x: self.x.clone(),
+            v: self.v.clone(),
+            dv: self.dv.clone(),
+            channels: self.channels()?,
+        })
+    }
+
+    fn restore_state(&mut self, state: &BackendState) -> Result<()> {
+        let BackendState::Cpu { x, v, dv, channels } = state else {
+            return Err(Error::Step(
+                "the checkpoint holds the GPU backend's state: resume it with --backend gpu".into(),
+            ));
+        };
+        let (n, nh, nf) = (self.x.len(), self.hinges.channel.len(), self.faces.channel.len());
+        if x.len() != n || v.len() != n || dv.len() != n || channels.hinges.len() != nh || channels.faces.len() != nf {
+            return Err(Error::Step(format!(
+                "the checkpoint's state is for another cloth ({} vertices, {} hinges, {} faces; this one has {n}, {nh}, {nf})",
+                x.len(),
+                channels.hinges.len(),
+                channels.faces.len()
+            )));
+        }
+        self.set_state(x, v);
+        self.dv.clone_from(dv);
+        self.set_channels(channels);
+        Ok(())
     }
 }
 

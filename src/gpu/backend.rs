@@ -8,7 +8,7 @@ use super::layout::{
     Displacement, FaceLin, FaceRest, HingeHalf, HingeRest, ObstacleGpu, PackedChannel, PairGpu, Params, ProductMode,
     RepulsionParams, Scalars, SdfInfo,
 };
-use crate::backend::{Backend, StepInput, StepReport};
+use crate::backend::{Backend, BackendState, StepInput, StepReport};
 use crate::cloth::Cloth;
 use crate::collide::proximity::{self, Proximity};
 use crate::collide::{ContactReport, SdfGrid};
@@ -319,7 +319,7 @@ impl GpuBackend {
             )
         };
         let (mode_rhs, mode_plain, mode_pcg) = (mode(0.0, 0), mode(1.0, 0), mode(1.0, 1));
-        let staging_size = (n * 16)
+        let staging_size = (n * size_of::<Displacement>())
             .max(nf * 3 * size_of::<PackedChannel>())
             .max(nh * size_of::<PackedChannel>())
             .max(64);
@@ -689,6 +689,20 @@ impl GpuBackend {
             obstacles,
         });
         ctx.check()
+    }
+
+    /// The buffers that carry state from step to step, by name.
+    fn state_buffers(&self) -> Vec<(&'static str, &wgpu::Buffer)> {
+        vec![
+            ("x", &self.x),
+            ("v", &self.v),
+            ("dv", &self.dv),
+            ("channels_uu", &self.face_channels[0]),
+            ("channels_vv", &self.face_channels[1]),
+            ("channels_uv", &self.face_channels[2]),
+            ("hinge_channels", &self.hinge_channels),
+            ("hinge_strain", &self.hinge_strain),
+        ]
     }
 
     /// The adapter this backend runs on.
@@ -1076,6 +1090,46 @@ impl Backend for GpuBackend {
 
     fn cloth(&self) -> Arc<Cloth> {
         Arc::clone(&self.cloth)
+    }
+
+    fn save_state(&self) -> Result<BackendState> {
+        let mut buffers = Vec::new();
+        for (name, buffer) in self.state_buffers() {
+            buffers.push((
+                name.to_string(),
+                self.read::<u32>(buffer, (buffer.size() / 4) as usize)?,
+            ));
+        }
+        Ok(BackendState::Gpu { buffers })
+    }
+
+    fn restore_state(&mut self, state: &BackendState) -> Result<()> {
+        let BackendState::Gpu { buffers } = state else {
+            return Err(Error::Step(
+                "the checkpoint holds the CPU backend's state: resume it with --backend cpu".into(),
+            ));
+        };
+        let ours = self.state_buffers();
+        if buffers.len() != ours.len() {
+            return Err(Error::Step(format!(
+                "the checkpoint holds {} GPU buffers, this backend has {}",
+                buffers.len(),
+                ours.len()
+            )));
+        }
+        for ((name, words), (our_name, buffer)) in buffers.iter().zip(&ours) {
+            if name != our_name || words.len() as u64 * 4 != buffer.size() {
+                return Err(Error::Step(format!(
+                    "the checkpoint's GPU buffer `{name}` ({} words) does not match this cloth's `{our_name}` ({} words)",
+                    words.len(),
+                    buffer.size() / 4
+                )));
+            }
+        }
+        for ((_, words), (_, buffer)) in buffers.iter().zip(&ours) {
+            self.ctx.queue.write_buffer(buffer, 0, bytemuck::cast_slice(words));
+        }
+        self.ctx.check()
     }
 }
 

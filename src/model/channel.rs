@@ -45,7 +45,7 @@ pub struct Channel {
 }
 
 /// State of one channel.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ChannelState {
     pub friction: FrictionState,
     pub plastic: PlasticState,

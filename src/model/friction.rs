@@ -34,7 +34,7 @@ pub struct Dahl {
 }
 
 /// State of one friction channel.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FrictionState {
     /// Dwell: the anchor strain. Dahl: the strain at the last update.
     pub anchor: f64,

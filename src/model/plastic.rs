@@ -25,7 +25,7 @@ pub struct Hardening {
 }
 
 /// State of one plastic channel.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PlasticState {
     pub eps_p: f64,
     /// Accumulated (hardening) plastic strain.

@@ -2,8 +2,14 @@
 //! output frame) and `summary.json`, all written atomically.
 
 mod atomic;
+mod checkpoint;
 
 pub use atomic::write_atomic;
+pub use checkpoint::{Checkpoint, SceneKey};
+
+/// Set (by a Ctrl-C handler) to stop a run after its current frame, with a
+/// checkpoint.
+pub static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 use crate::backend::StepReport;
 use crate::collide::ContactReport;
@@ -123,6 +129,14 @@ pub struct RunOptions {
     pub dump_state: bool,
     /// Count the cloth's crossing triangle pairs in every frame.
     pub check_intersections: bool,
+    /// Write `checkpoint.json` at the first frame past every multiple of
+    /// this many simulated seconds (and where the run stops early); a
+    /// Ctrl-C writes one whatever this is.
+    pub checkpoint_every: Option<f64>,
+    /// How the scene was loaded, for the checkpoint.
+    pub scene_key: SceneKey,
+    /// Continue from this checkpoint (`crease resume`).
+    pub resume: Option<Checkpoint>,
 }
 
 /// Runs `sim` to the end of its timeline (or `until`), writing
@@ -145,6 +159,43 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
     let mut acc = (0usize, 0.0f64, 0u64);
     let mut total_cg = 0usize;
     let mut stepping_ms = 0.0;
+    if let Some(c) = &opts.resume {
+        sim.restore_state(&c.sim, &c.state)?;
+        // The metrics written up to the checkpoint's frame, header included.
+        let path = opts.out_dir.join("metrics.csv");
+        let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+        let lines: Vec<&str> = text.lines().take(c.metrics_rows + 1).collect();
+        if lines.len() < c.metrics_rows + 1 {
+            return Err(Error::Checkpoint {
+                path: Checkpoint::path(&opts.out_dir),
+                message: format!(
+                    "metrics.csv has {} rows, the checkpoint wrote {}: the output folder was changed",
+                    lines.len().saturating_sub(1),
+                    c.metrics_rows
+                ),
+            });
+        }
+        csv = lines.join("\n") + "\n";
+        frame = c.frame;
+        total_cg = c.total_cg;
+        stepping_ms = c.stepping_ms;
+    }
+    let every = opts.checkpoint_every.filter(|e| *e > 0.0);
+    let mut next_checkpoint = every.map(|e| ((sim.time() / e).floor() + 1.0) * e);
+    let checkpoint = |sim: &Simulation, frame: usize, total_cg: usize, stepping_ms: f64| -> Result<()> {
+        Checkpoint::new(
+            opts.scene_key.clone(),
+            opts.until,
+            opts.checkpoint_every,
+            opts.dump_state,
+            opts.check_intersections,
+            frame,
+            total_cg,
+            stepping_ms,
+            sim.save_state()?,
+        )
+        .write(&opts.out_dir)
+    };
     let mut reactions = vec![Reaction::default(); handles.len()];
     let write_frame = |sim: &Simulation, row: &MetricsRow, frame: usize, csv: &mut String| -> Result<()> {
         write_atomic(
@@ -182,7 +233,9 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
             })
         };
     let mut row = row_now(sim, acc, &StepReport::default(), &reactions)?;
-    write_frame(sim, &row, frame, &mut csv)?;
+    if opts.resume.is_none() {
+        write_frame(sim, &row, frame, &mut csv)?;
+    }
     while !sim.done() && sim.steps() < total_steps {
         let info = sim.step()?;
         acc = (acc.0 + info.report.cg_iterations, acc.1 + info.wall_ms, acc.2 + 1);
@@ -194,6 +247,21 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
             row = row_now(sim, acc, &info.report, &reactions)?;
             write_frame(sim, &row, frame, &mut csv)?;
             acc = (0, 0.0, 0);
+            let stopping = sim.steps() == total_steps && !sim.done();
+            let interrupted = INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst);
+            let due = next_checkpoint.is_some_and(|t| sim.time() >= t - 0.5 * dt);
+            if interrupted || due || (stopping && every.is_some()) {
+                checkpoint(sim, frame, total_cg, stepping_ms)?;
+                if let (Some(e), Some(t)) = (every, next_checkpoint.as_mut()) {
+                    *t = ((sim.time() / e + 0.5 / e * dt).floor() + 1.0) * e;
+                }
+            }
+            if interrupted {
+                return Err(Error::Interrupted {
+                    time: sim.time(),
+                    out_dir: opts.out_dir.clone(),
+                });
+            }
         }
         progress(&Progress {
             phase: sim.phase_name(),

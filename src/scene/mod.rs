@@ -87,10 +87,15 @@ pub fn parse(label: &str, name: &str, text: &str, base: &Path, overrides: &[Stri
     for spec in overrides {
         overrides::apply(&mut value, spec)?;
     }
+    let digest = crate::collide::cache::Fnv::default()
+        .bytes(value.to_string().as_bytes())
+        .finish();
     let file: schema::SceneFile = serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
         let field = if path == "." { "(top level)".to_string() } else { path };
         Error::scene(label, field, e.into_inner().to_string())
     })?;
-    resolve::resolve(label, name, file, base)
+    let mut scene = resolve::resolve(label, name, file, base)?;
+    scene.digest = digest;
+    Ok(scene)
 }

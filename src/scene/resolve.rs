@@ -50,6 +50,9 @@ pub struct Scene {
     /// Where it came from, for messages.
     pub source: String,
     pub description: String,
+    /// FNV-1a of the scene's JSON after the overrides (a checkpoint is
+    /// resumed only into the same scene).
+    pub digest: u64,
     pub dt: f64,
     pub gravity: DVec3,
     pub solver: SolverSettings,
@@ -290,6 +293,7 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
         name: name.to_string(),
         source: label.to_string(),
         description: f.description,
+        digest: 0,
         dt: f.dt,
         gravity,
         solver: f.solver,

@@ -8,7 +8,7 @@
 use crate::scene::{Action, Motion};
 use glam::{DQuat, DVec3};
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct HandleState {
     pub held: bool,
     /// Positions of the handle's vertices when it grabbed them.

@@ -6,7 +6,7 @@
 mod handles;
 mod obstacles;
 
-use crate::backend::{Backend, StepInput, StepReport};
+use crate::backend::{Backend, BackendState, StepInput, StepReport};
 use crate::collide::{ObstacleStep, SdfGrid};
 use crate::error::Result;
 use crate::scene::Scene;
@@ -30,6 +30,18 @@ pub struct StepInfo {
     /// Per handle, in scene order (zero for released handles).
     pub reactions: Vec<Reaction>,
     pub wall_ms: f64,
+}
+
+/// The driver's own state between steps: a checkpoint holds it beside the
+/// backend's.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct SimState {
+    phase: usize,
+    phase_step: u64,
+    steps: u64,
+    material_time: f64,
+    handles: Vec<HandleState>,
+    obstacles: Vec<ObstacleState>,
 }
 
 pub struct Simulation {
@@ -75,6 +87,43 @@ impl Simulation {
 
     pub fn backend(&self) -> &dyn Backend {
         self.backend.as_ref()
+    }
+
+    /// The driver's and the backend's state, exactly.
+    pub fn save_state(&self) -> Result<(SimState, BackendState)> {
+        let sim = SimState {
+            phase: self.phase,
+            phase_step: self.phase_step,
+            steps: self.steps,
+            material_time: self.material_time,
+            handles: self.handles.clone(),
+            obstacles: self.obstacles.clone(),
+        };
+        Ok((sim, self.backend.save_state()?))
+    }
+
+    /// Continues from a saved state of the same scene.
+    pub fn restore_state(&mut self, sim: &SimState, backend: &BackendState) -> Result<()> {
+        if sim.handles.len() != self.handles.len()
+            || sim.obstacles.len() != self.obstacles.len()
+            || sim.phase > self.scene.phases.len()
+        {
+            return Err(crate::Error::Step(format!(
+                "the checkpoint's timeline ({} handles, {} obstacles, phase {}) does not fit scene {}",
+                sim.handles.len(),
+                sim.obstacles.len(),
+                sim.phase,
+                self.scene.name
+            )));
+        }
+        self.backend.restore_state(backend)?;
+        self.phase = sim.phase;
+        self.phase_step = sim.phase_step;
+        self.steps = sim.steps;
+        self.material_time = sim.material_time;
+        self.handles.clone_from(&sim.handles);
+        self.obstacles.clone_from(&sim.obstacles);
+        Ok(())
     }
 
     /// Simulated time, seconds.
@@ -230,6 +279,12 @@ mod tests {
         }
         fn cloth(&self) -> Arc<Cloth> {
             self.0.cloth()
+        }
+        fn save_state(&self) -> Result<BackendState> {
+            self.0.save_state()
+        }
+        fn restore_state(&mut self, state: &BackendState) -> Result<()> {
+            self.0.restore_state(state)
         }
     }
 

@@ -6,7 +6,7 @@ use super::handles::moved;
 use crate::collide::{Obstacle, ObstacleStep, Pose};
 use crate::scene::ObstacleAction;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct ObstacleState {
     pub enabled: bool,
     /// Pose at the start of the current phase.
