@@ -208,38 +208,28 @@ fn metrics_without_timing(dir: &std::path::Path) -> Vec<String> {
 #[test]
 fn a_run_stopped_mid_hold_resumes_to_the_same_frames() {
     let short = "timeline.rest.duration=0.3";
+    let run = |out: &str, extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            "ablation-friction",
+            "--backend",
+            "cpu",
+            "--quiet",
+            "--set",
+            short,
+            "--out",
+            out,
+        ];
+        args.extend_from_slice(extra);
+        let o = crease(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
     let whole = temp("whole");
-    let o = crease(&[
-        "run",
-        "ablation-friction",
-        "--backend",
-        "cpu",
-        "--quiet",
-        "--set",
-        short,
-        "--out",
-        whole.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    run(whole.to_str().unwrap(), &[]);
     // Stopped at 0.26 s, in the middle of the hold (0.2 - 0.3 s).
     let parts = temp("parts");
     let dir = parts.to_str().unwrap();
-    let o = crease(&[
-        "run",
-        "ablation-friction",
-        "--backend",
-        "cpu",
-        "--quiet",
-        "--set",
-        short,
-        "--out",
-        dir,
-        "--until",
-        "0.26",
-        "--checkpoint-every",
-        "0.1",
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    run(dir, &["--until", "0.26", "--checkpoint-every", "0.1"]);
     assert!(parts.join("checkpoint.json").exists());
     let o = crease(&["resume", dir, "--quiet"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
