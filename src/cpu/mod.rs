@@ -12,7 +12,9 @@
 //! which is `(M - h D - h^2 K) dv = h (f + h K v)` with the damping forces of
 //! `f` taken at the step's start velocity. Each kernel is a file: `membrane`
 //! (per face), `bending` (per hinge), `gather` (per vertex), `hessian`
-//! (matrix-free products), `pcg`, `integrate` and `collide` (per vertex).
+//! (matrix-free products), `pcg`, `integrate` and `collide` (per vertex),
+//! and `repulsion` (self-collision springs in the system and the
+//! post-solve correction, over the step's proximity pairs).
 
 mod bending;
 mod collide;
