@@ -274,3 +274,40 @@ fn a_run_stopped_mid_hold_resumes_to_the_same_frames() {
     std::fs::remove_dir_all(&whole).ok();
     std::fs::remove_dir_all(&parts).ok();
 }
+
+#[test]
+fn ctrl_c_leaves_a_checkpoint_that_resumes() {
+    let out = temp("interrupt");
+    let dir = out.to_str().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_crease"))
+        .args(["run", "ablation-friction", "--backend", "cpu", "--quiet", "--out", dir])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run crease");
+    // Once a few frames are out, interrupt it as a terminal's Ctrl-C does.
+    let frames = out.join("frames");
+    let started = std::time::Instant::now();
+    while std::fs::read_dir(&frames).map(|d| d.count()).unwrap_or(0) < 5 {
+        assert!(started.elapsed().as_secs() < 60, "no frames written");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(kill.success());
+    let o = child.wait_with_output().expect("wait");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("interrupted") && err.contains("crease resume"),
+        "{err}"
+    );
+    assert!(out.join("checkpoint.json").exists(), "no checkpoint");
+    let o = crease(&["resume", dir, "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        out.join("frames").join("00130.obj").exists(),
+        "the resumed run did not reach the end"
+    );
+    std::fs::remove_dir_all(&out).ok();
+}
