@@ -279,7 +279,7 @@ fn a_run_stopped_mid_hold_resumes_to_the_same_frames() {
 fn ctrl_c_leaves_a_checkpoint_that_resumes() {
     let out = temp("interrupt");
     let dir = out.to_str().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_crease"))
+    let child = Command::new(env!("CARGO_BIN_EXE_crease"))
         .args(["run", "ablation-friction", "--backend", "cpu", "--quiet", "--out", dir])
         .stderr(std::process::Stdio::piped())
         .spawn()
