@@ -156,6 +156,9 @@ fn pair(v: [u32; 4], c: [f64; 4], x: &[DVec3], rest: &[DVec3], t: f64, fallback:
     })
 }
 
+/// Cells per axis a primitive is listed in, at most.
+const MAX_SPAN: i32 = 64;
+
 /// A uniform grid as a sorted list of `(cell key, id)` entries: each id is
 /// listed in every cell its box touches; a sort groups the cells (no hash
 /// map, no allocation per cell, the same order on every run).
@@ -183,8 +186,13 @@ impl Cells {
         b(c.x) | (b(c.y) << 21) | (b(c.z) << 42)
     }
 
+    /// Lists `id` in the cells of the box `lo..hi`, at most `MAX_SPAN` per
+    /// axis: a primitive longer than that many mean edges belongs to a state
+    /// that is blowing up (which the step then reports), and listing it
+    /// everywhere would take unbounded time and memory.
     fn insert(&mut self, id: u32, lo: DVec3, hi: DVec3) {
-        let (a, b) = (self.coord(lo), self.coord(hi));
+        let a = self.coord(lo);
+        let b = self.coord(hi).min(a.saturating_add(IVec3::splat(MAX_SPAN - 1)));
         for i in a.x..=b.x {
             for j in a.y..=b.y {
                 for k in a.z..=b.z {
@@ -434,5 +442,17 @@ mod tests {
         assert_eq!(seen, 4 * prox.pairs.len());
         let single = find(&sheet.faces, &edges[..0], &sheet.positions, &sheet.positions, 0.002);
         assert!(single.pairs.is_empty());
+    }
+
+    /// A vertex thrown kilometres away (a state blowing up) makes huge
+    /// triangles; they are listed in a bounded number of cells.
+    #[test]
+    fn a_runaway_vertex_does_not_blow_up_the_grid() {
+        let sheet = grid(0.1, 0.1, 4, 4, Pattern::Alternating, DVec3::ZERO, (DVec3::X, DVec3::Z));
+        let edges = crate::mesh::Topology::build(&sheet).unwrap().edges;
+        let mut x = sheet.positions.clone();
+        x[12] = DVec3::new(3000.0, -2000.0, 5000.0);
+        let prox = find(&sheet.faces, &edges, &x, &sheet.positions, 0.002);
+        assert!(prox.pairs.len() < 100);
     }
 }
