@@ -166,6 +166,19 @@ fn dispatches_wrapped_onto_two_dimensions_give_the_same_bytes() {
     }
 }
 
+/// The CPU reference's positions, velocities and channels once `scene` has
+/// run to time `t` (or to its end).
+fn cpu_state_at(scene: &Scene, t: f64) -> (Vec<glam::DVec3>, Vec<glam::DVec3>, crease::measure::Channels) {
+    use crease::cpu::CpuBackend;
+    use crease::sim::Simulation;
+    let mut sim = Simulation::new(scene.clone(), Box::new(CpuBackend::new(Arc::clone(&scene.cloth))));
+    while !sim.done() && sim.time() < t {
+        sim.step().unwrap();
+    }
+    let b = sim.backend();
+    (b.positions().unwrap(), b.velocities().unwrap(), b.channels().unwrap())
+}
+
 /// One step on both backends from the same state: their reports, the
 /// largest position and velocity differences, the fastest CPU speed and the
 /// CPU velocities.
@@ -211,8 +224,6 @@ fn step_both(
 fn contact_response_matches_the_cpu_from_identical_states() {
     use crease::backend::StepInput;
     use crease::collide::{ObstacleStep, Pose};
-    use crease::cpu::CpuBackend;
-    use crease::sim::Simulation;
     use glam::DVec3;
     if !common::have_gpu() {
         return;
@@ -223,19 +234,9 @@ fn contact_response_matches_the_cpu_from_identical_states() {
         &sets(&["cloth.mesh.grid.resolution=[12,12]", "timeline.fall.duration=0.3"]),
     )
     .unwrap();
-    let mut sim = Simulation::new(scene.clone(), Box::new(CpuBackend::new(Arc::clone(&scene.cloth))));
-    while !sim.done() {
-        sim.step().unwrap();
-    }
-    let (x, v, ch) = {
-        let b = sim.backend();
-        (b.positions().unwrap(), b.velocities().unwrap(), b.channels().unwrap())
-    };
+    let (x, v, ch) = cpu_state_at(&scene, f64::INFINITY);
     let grids = vec![Arc::clone(&scene.obstacles[0].grid)];
-    let diagonal = {
-        let (lo, hi) = scene.cloth.mesh.bounds();
-        (hi - lo).length()
-    };
+    let diagonal = scene.cloth.diagonal();
     // The ball at rest, then rising 2 mm over the step (dragging the cloth).
     for rise in [0.0, 0.002] {
         let obstacle = ObstacleStep {
@@ -288,8 +289,6 @@ fn contact_response_matches_the_cpu_from_identical_states() {
 #[test]
 fn self_collision_matches_the_cpu_from_identical_states() {
     use crease::backend::StepInput;
-    use crease::cpu::CpuBackend;
-    use crease::sim::Simulation;
     if !common::have_gpu() {
         return;
     }
@@ -305,14 +304,7 @@ fn self_collision_matches_the_cpu_from_identical_states() {
         ]),
     )
     .unwrap();
-    let mut sim = Simulation::new(scene.clone(), Box::new(CpuBackend::new(Arc::clone(&scene.cloth))));
-    while sim.time() < 0.55 {
-        sim.step().unwrap();
-    }
-    let (x, v, ch) = {
-        let b = sim.backend();
-        (b.positions().unwrap(), b.velocities().unwrap(), b.channels().unwrap())
-    };
+    let (x, v, ch) = cpu_state_at(&scene, 0.55);
     // One free step (no handles, no obstacles) from that state.
     let input = StepInput {
         dt: scene.dt,

@@ -166,15 +166,25 @@ impl Backend for CpuBackend {
             Proximity::default()
         };
         let proximity_ms = t_prox.elapsed().as_secs_f64() * 1e3;
-        let repulsion = Repulsion {
+        // Like the GPU's, a step without pairs has no repulsion at all.
+        let repulsion = (!prox.pairs.is_empty()).then_some(Repulsion {
             prox: &prox,
             stiffness: sc.stiffness,
             thickness: sc.thickness,
+            friction: sc.friction,
             scale: h * h,
-        };
+        });
         self.forces(input.gravity, &scales);
-        repulsion.forces(&mut self.force);
-        gather::inverse_diagonal(&cloth, &self.faces, &self.hinges, Some(&repulsion), &mut self.inv_diag);
+        if let Some(r) = &repulsion {
+            r.forces(&mut self.force);
+        }
+        gather::inverse_diagonal(
+            &cloth,
+            &self.faces,
+            &self.hinges,
+            repulsion.as_ref(),
+            &mut self.inv_diag,
+        );
         let forces_ms = t0.elapsed().as_secs_f64() * 1e3 - proximity_ms;
 
         let t1 = Instant::now();
@@ -182,7 +192,7 @@ impl Backend for CpuBackend {
             cloth: &cloth,
             faces: &self.faces,
             hinges: &self.hinges,
-            repulsion: Some(&repulsion),
+            repulsion: repulsion.as_ref(),
             mass_scale: 0.0,
         };
         // rhs = h f - S v.
@@ -226,16 +236,9 @@ impl Backend for CpuBackend {
             &self.free,
             &mut self.touched,
         );
-        repulsion::correct(
-            &prox,
-            sc.thickness,
-            sc.friction,
-            h,
-            &mut self.v,
-            &cloth.mass,
-            &self.free,
-            &self.touched,
-        );
+        if let Some(r) = &repulsion {
+            r.correct(h, &mut self.v, &cloth.mass, &self.free, &self.touched);
+        }
         integrate::advance_position(&mut self.x, &self.v, h);
         let contact = collide::settle(input.grids, input.obstacles, &mut self.x, &self.free, &mut self.touched);
         let collide_ms = t2.elapsed().as_secs_f64() * 1e3 + proximity_ms;

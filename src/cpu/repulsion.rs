@@ -41,11 +41,13 @@ pub const CORRECTION_TARGET: f64 = 0.55;
 /// correction to act on it (the same in repulsion.wgsl).
 pub const MIN_MOBILE_SHARE: f64 = 0.5;
 
-/// The pairs of a step with their spring constant and thickness.
+/// The (non-empty) pairs of a step with the scene's self-collision
+/// constants; the backend leaves it out of a step without pairs.
 pub struct Repulsion<'a> {
     pub prox: &'a Proximity,
     pub stiffness: f64,
     pub thickness: f64,
+    pub friction: f64,
     /// System factor of the springs: `h^2`.
     pub scale: f64,
 }
@@ -53,9 +55,6 @@ pub struct Repulsion<'a> {
 impl Repulsion<'_> {
     /// Adds each vertex's repulsion forces to `force`.
     pub fn forces(&self, force: &mut [DVec3]) {
-        if self.prox.pairs.is_empty() {
-            return;
-        }
         let pairs = &self.prox.pairs;
         force.par_iter_mut().with_min_len(256).enumerate().for_each(|(v, f)| {
             for &(k, slot) in self.prox.row(v) {
@@ -67,9 +66,6 @@ impl Repulsion<'_> {
 
     /// Vertex v's 3x3 diagonal block of the springs' system part.
     pub fn diagonal(&self, v: usize) -> DMat3 {
-        if self.prox.pairs.is_empty() {
-            return DMat3::ZERO;
-        }
         let mut block = DMat3::ZERO;
         for &(k, slot) in self.prox.row(v) {
             let p = &self.prox.pairs[k as usize];
@@ -90,9 +86,6 @@ impl Repulsion<'_> {
 
     /// Vertex v's share of the product: `sum c_slot s_pair n_pair`.
     pub fn gather(&self, v: usize, s: &[f64]) -> DVec3 {
-        if self.prox.pairs.is_empty() {
-            return DVec3::ZERO;
-        }
         self.prox
             .row(v)
             .iter()
@@ -102,77 +95,76 @@ impl Repulsion<'_> {
             })
             .sum()
     }
-}
 
-/// The post-solve correction; returns the number of pairs it acted on in
-/// its first sweep.
-#[allow(clippy::too_many_arguments)]
-pub fn correct(
-    prox: &Proximity,
-    thickness: f64,
-    friction: f64,
-    h: f64,
-    v: &mut [DVec3],
-    mass: &[f64],
-    free: &[bool],
-    held: &[bool],
-) -> usize {
-    if prox.pairs.is_empty() {
-        return 0;
-    }
-    let weight = |i: u32| {
-        let i = i as usize;
-        if free[i] && !held[i] { 1.0 / mass[i] } else { 0.0 }
-    };
-    let mut impulse = vec![(DVec3::ZERO, false); prox.pairs.len()];
-    let mut first = 0;
-    for sweep in 0..CORRECTION_ITERATIONS {
-        impulse.par_iter_mut().zip(&prox.pairs).for_each(|(out, p)| {
-            *out = (DVec3::ZERO, false);
-            let w: f64 = (0..4).map(|j| p.c[j] * p.c[j] * weight(p.v[j])).sum();
-            let share: f64 = (0..4).filter(|&j| weight(p.v[j]) > 0.0).map(|j| p.c[j].abs()).sum();
-            let vn = p.along(v);
-            // The positions are the step's start, where the separation is d.
-            let wanted = (CORRECTION_TARGET * thickness - p.d) / h;
-            if share < MIN_MOBILE_SHARE || vn >= wanted {
-                return;
-            }
-            let dvn = wanted - vn;
-            let tangent = p.relative(v) - p.n * vn;
-            let speed = tangent.length();
-            let slow = if speed > 0.0 {
-                (friction * dvn / speed).min(1.0)
-            } else {
-                0.0
-            };
-            // The relative velocity change (dvn n - slow v_T), per unit
-            // of sum c_j^2 w_j.
-            *out = ((p.n * dvn - tangent * slow) / w, true);
-        });
-        if sweep == 0 {
-            first = impulse.iter().filter(|i| i.1).count();
-        }
-        v.par_iter_mut().with_min_len(256).enumerate().for_each(|(i, vi)| {
-            let (mut sum, mut count) = (DVec3::ZERO, 0u32);
-            for &(k, slot) in prox.row(i) {
-                let (j, active) = impulse[k as usize];
-                if active {
-                    sum += j * prox.pairs[k as usize].c[slot as usize];
-                    count += 1;
+    /// The post-solve correction of velocities `v` (step `h`); returns
+    /// the number of pairs it acted on in its first sweep.
+    pub fn correct(&self, h: f64, v: &mut [DVec3], mass: &[f64], free: &[bool], held: &[bool]) -> usize {
+        let (prox, thickness, friction) = (self.prox, self.thickness, self.friction);
+        let weight = |i: u32| {
+            let i = i as usize;
+            if free[i] && !held[i] { 1.0 / mass[i] } else { 0.0 }
+        };
+        let mut impulse = vec![(DVec3::ZERO, false); prox.pairs.len()];
+        let mut first = 0;
+        for sweep in 0..CORRECTION_ITERATIONS {
+            impulse.par_iter_mut().zip(&prox.pairs).for_each(|(out, p)| {
+                *out = (DVec3::ZERO, false);
+                let w: f64 = (0..4).map(|j| p.c[j] * p.c[j] * weight(p.v[j])).sum();
+                let share: f64 = (0..4).filter(|&j| weight(p.v[j]) > 0.0).map(|j| p.c[j].abs()).sum();
+                let vn = p.along(v);
+                // The positions are the step's start, where the separation is d.
+                let wanted = (CORRECTION_TARGET * thickness - p.d) / h;
+                if share < MIN_MOBILE_SHARE || vn >= wanted {
+                    return;
                 }
+                let dvn = wanted - vn;
+                let tangent = p.relative(v) - p.n * vn;
+                let speed = tangent.length();
+                let slow = if speed > 0.0 {
+                    (friction * dvn / speed).min(1.0)
+                } else {
+                    0.0
+                };
+                // The relative velocity change (dvn n - slow v_T), per unit
+                // of sum c_j^2 w_j.
+                *out = ((p.n * dvn - tangent * slow) / w, true);
+            });
+            if sweep == 0 {
+                first = impulse.iter().filter(|i| i.1).count();
             }
-            if count > 0 {
-                *vi += sum * (weight(i as u32) / count as f64);
-            }
-        });
+            v.par_iter_mut().with_min_len(256).enumerate().for_each(|(i, vi)| {
+                let (mut sum, mut count) = (DVec3::ZERO, 0u32);
+                for &(k, slot) in prox.row(i) {
+                    let (j, active) = impulse[k as usize];
+                    if active {
+                        sum += j * prox.pairs[k as usize].c[slot as usize];
+                        count += 1;
+                    }
+                }
+                if count > 0 {
+                    *vi += sum * (weight(i as u32) / count as f64);
+                }
+            });
+        }
+        first
     }
-    first
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::collide::proximity::Pair;
+
+    /// Thickness 2 mm, friction `mu` (the correction's constants).
+    fn repulsion(prox: &Proximity, mu: f64) -> Repulsion<'_> {
+        Repulsion {
+            prox,
+            stiffness: 1.0,
+            thickness: 0.002,
+            friction: mu,
+            scale: 1.0,
+        }
+    }
 
     fn one_pair(c: [f64; 4], n: DVec3, d: f64) -> Proximity {
         let pair = Pair {
@@ -207,6 +199,7 @@ mod tests {
             prox: &prox,
             stiffness: k,
             thickness: t,
+            friction: 0.0,
             scale: 1.0,
         };
         let energy = |y: &[DVec3]| {
@@ -245,6 +238,7 @@ mod tests {
                     prox: &pr,
                     stiffness: k,
                     thickness: t,
+                    friction: 0.0,
                     scale: 1.0,
                 }
                 .forces(out)
@@ -274,7 +268,7 @@ mod tests {
         for mu in [0.0, 10.0] {
             let mut v = vec![DVec3::new(0.05, -1.0, 0.0), DVec3::ZERO, DVec3::ZERO, DVec3::ZERO];
             let p0: DVec3 = v.iter().zip(&mass).map(|(v, m)| *v * *m).sum();
-            let acted = correct(&prox, 0.002, mu, h, &mut v, &mass, &free, &[false; 4]);
+            let acted = repulsion(&prox, mu).correct(h, &mut v, &mass, &free, &[false; 4]);
             assert_eq!(acted, 1);
             let d_after = prox.pairs[0].along(&x) + h * prox.pairs[0].along(&v);
             assert!((d_after - CORRECTION_TARGET * 0.002).abs() < 1e-12, "{d_after}");
@@ -299,10 +293,10 @@ mod tests {
         let approach = vec![DVec3::ZERO, DVec3::ZERO, DVec3::Y * 0.5, DVec3::Y * 0.5];
         let mut v = approach.clone();
         let held = [true, false, true, true];
-        assert_eq!(correct(&prox, 0.002, 0.0, 0.01, &mut v, &mass, &[true; 4], &held), 0);
+        assert_eq!(repulsion(&prox, 0.0).correct(0.01, &mut v, &mass, &[true; 4], &held), 0);
         assert_eq!(v, approach);
         let held = [true, true, false, true];
-        assert_eq!(correct(&prox, 0.002, 0.0, 0.01, &mut v, &mass, &[true; 4], &held), 1);
+        assert_eq!(repulsion(&prox, 0.0).correct(0.01, &mut v, &mass, &[true; 4], &held), 1);
         assert!(v[2].y < 0.5 && v[0] == DVec3::ZERO, "{v:?}");
     }
 }

@@ -5,7 +5,7 @@
 //! continues from it and writes the same frames an uninterrupted run would.
 //! Written atomically, so an interrupted write leaves the previous one.
 
-use super::write_atomic;
+use super::{RunOptions, write_atomic};
 use crate::backend::BackendState;
 use crate::error::{Error, Result};
 use crate::scene::Scene;
@@ -83,13 +83,9 @@ impl Checkpoint {
         out_dir.join("checkpoint.json")
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// The checkpoint of a run with options `opts` after frame `frame`.
     pub fn new(
-        scene: SceneKey,
-        until: Option<f64>,
-        checkpoint_every: Option<f64>,
-        dump_state: bool,
-        check_intersections: bool,
+        opts: &RunOptions,
         frame: usize,
         total_cg: usize,
         stepping_ms: f64,
@@ -97,11 +93,11 @@ impl Checkpoint {
     ) -> Checkpoint {
         Checkpoint {
             format: FORMAT.to_string(),
-            scene,
-            until,
-            checkpoint_every,
-            dump_state,
-            check_intersections,
+            scene: opts.scene_key.clone(),
+            until: opts.until,
+            checkpoint_every: opts.checkpoint_every,
+            dump_state: opts.dump_state,
+            check_intersections: opts.check_intersections,
             frame,
             metrics_rows: frame + 1,
             total_cg,

@@ -181,20 +181,12 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
         stepping_ms = c.stepping_ms;
     }
     let every = opts.checkpoint_every.filter(|e| *e > 0.0);
-    let mut next_checkpoint = every.map(|e| ((sim.time() / e).floor() + 1.0) * e);
+    // The first multiple of `every` past time t (half a step counts as
+    // reached: times are sums of steps).
+    let next_after = |t: f64| every.map(|e| (((t + 0.5 * dt) / e).floor() + 1.0) * e);
+    let mut next_checkpoint = next_after(sim.time());
     let checkpoint = |sim: &Simulation, frame: usize, total_cg: usize, stepping_ms: f64| -> Result<()> {
-        Checkpoint::new(
-            opts.scene_key.clone(),
-            opts.until,
-            opts.checkpoint_every,
-            opts.dump_state,
-            opts.check_intersections,
-            frame,
-            total_cg,
-            stepping_ms,
-            sim.save_state()?,
-        )
-        .write(&opts.out_dir)
+        Checkpoint::new(opts, frame, total_cg, stepping_ms, sim.save_state()?).write(&opts.out_dir)
     };
     let mut reactions = vec![Reaction::default(); handles.len()];
     let write_frame = |sim: &Simulation, row: &MetricsRow, frame: usize, csv: &mut String| -> Result<()> {
@@ -252,9 +244,7 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
             let due = next_checkpoint.is_some_and(|t| sim.time() >= t - 0.5 * dt);
             if interrupted || due || (stopping && every.is_some()) {
                 checkpoint(sim, frame, total_cg, stepping_ms)?;
-                if let (Some(e), Some(t)) = (every, next_checkpoint.as_mut()) {
-                    *t = ((sim.time() / e + 0.5 / e * dt).floor() + 1.0) * e;
-                }
+                next_checkpoint = next_after(sim.time());
             }
             if interrupted {
                 return Err(Error::Interrupted {
