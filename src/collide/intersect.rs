@@ -1,11 +1,12 @@
 //! Exact count of a mesh's intersecting triangle pairs (self-intersections
-//! of the cloth): a uniform-grid broad phase over triangle bounds, then an
+//! of the cloth): a box-grid broad phase over triangle bounds, then an
 //! exact segment-through-triangle test with orientation determinants. Pairs
 //! sharing a vertex are skipped (neighbours always touch). Touching without
 //! crossing and coplanar overlap are not counted.
 
+use super::boxgrid::BoxGrid;
 use glam::DVec3;
-use std::collections::HashMap;
+use rayon::prelude::*;
 
 /// Sign of the volume of tetrahedron (a, b, c, d): which side of plane abc
 /// point d lies on.
@@ -32,47 +33,29 @@ pub fn triangles_cross(s: [DVec3; 3], t: [DVec3; 3]) -> bool {
 
 /// The number of pairs of `faces` (over positions `x`) that cross.
 pub fn intersecting_pairs(faces: &[[u32; 3]], x: &[DVec3]) -> usize {
-    if faces.is_empty() {
-        return 0;
-    }
     let tri = |f: usize| faces[f].map(|v| x[v as usize]);
-    let bounds: Vec<(DVec3, DVec3)> = (0..faces.len())
+    let grid = BoxGrid::new(
+        (0..faces.len())
+            .map(|f| {
+                let [a, b, c] = tri(f);
+                (a.min(b).min(c), a.max(b).max(c))
+            })
+            .collect(),
+    );
+    (0..faces.len())
+        .into_par_iter()
         .map(|f| {
-            let [a, b, c] = tri(f);
-            (a.min(b).min(c), a.max(b).max(c))
-        })
-        .collect();
-    // Cells about the size of a triangle.
-    let cell = bounds.iter().map(|(lo, hi)| (*hi - *lo).max_element()).sum::<f64>() / faces.len() as f64;
-    let cell = if cell > 0.0 && cell.is_finite() { cell } else { 1.0 };
-    let key = |p: DVec3| (p / cell).floor().as_ivec3();
-    let mut grid: HashMap<glam::IVec3, Vec<u32>> = HashMap::new();
-    for (f, (lo, hi)) in bounds.iter().enumerate() {
-        let (a, b) = (key(*lo), key(*hi));
-        for i in a.x..=b.x {
-            for j in a.y..=b.y {
-                for k in a.z..=b.z {
-                    grid.entry(glam::IVec3::new(i, j, k)).or_default().push(f as u32);
-                }
-            }
-        }
-    }
-    let mut pairs = Vec::new();
-    for list in grid.values() {
-        for (n, &f) in list.iter().enumerate() {
-            for &g in &list[n + 1..] {
-                let (f, g) = (f.min(g) as usize, f.max(g) as usize);
-                let overlap = bounds[f].0.cmple(bounds[g].1).all() && bounds[g].0.cmple(bounds[f].1).all();
+            let mut crossing = 0;
+            grid.overlapping(&grid.boxes()[f], |g| {
+                let g = g as usize;
                 let shared = faces[f].iter().any(|v| faces[g].contains(v));
-                if overlap && !shared && triangles_cross(tri(f), tri(g)) {
-                    pairs.push((f, g));
+                if g > f && !shared && triangles_cross(tri(f), tri(g)) {
+                    crossing += 1;
                 }
-            }
-        }
-    }
-    pairs.sort_unstable();
-    pairs.dedup();
-    pairs.len()
+            });
+            crossing
+        })
+        .sum()
 }
 
 #[cfg(test)]

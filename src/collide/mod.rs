@@ -6,6 +6,7 @@
 //! crossing triangle pairs (`--check-intersections`); [`proximity`] finds
 //! the cloth's close vertex-triangle and edge-edge pairs for self-collision.
 
+pub mod boxgrid;
 pub mod cache;
 pub mod grid;
 pub mod intersect;

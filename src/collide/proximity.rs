@@ -1,8 +1,8 @@
 //! Self-collision proximity detection (Bridson, Fedkiw & Anderson 2002 §6,
 //! the repulsions the core paper's reference uses): every vertex-triangle
 //! and edge-edge pair of the cloth closer than the thickness `t`, found
-//! with a uniform grid broad phase and exact closest points, on the host
-//! for both backends.
+//! with a box-grid broad phase (`boxgrid.rs`) and exact closest points, on
+//! the host for both backends.
 //!
 //! A pair is four vertices with weights `c` (summing to zero) and a unit
 //! normal `n`, frozen for the step: its separation is `d(x) = n . sum c_j
@@ -19,7 +19,8 @@
 //! thread count; `offsets`/`entries` is its per-vertex incidence (CSR of
 //! `(pair, slot)`), which both backends gather through without atomics.
 
-use glam::{DVec3, IVec3};
+use super::boxgrid::BoxGrid;
+use glam::DVec3;
 use rayon::prelude::*;
 
 /// One proximity pair (see the module comment).
@@ -156,65 +157,16 @@ fn pair(v: [u32; 4], c: [f64; 4], x: &[DVec3], rest: &[DVec3], t: f64, fallback:
     })
 }
 
-/// Cells per axis a primitive is listed in, at most.
-const MAX_SPAN: i32 = 64;
-
-/// A uniform grid as a sorted list of `(cell key, id)` entries: each id is
-/// listed in every cell its box touches; a sort groups the cells (no hash
-/// map, no allocation per cell, the same order on every run).
-struct Cells {
-    cell: f64,
-    entries: Vec<(u64, u32)>,
-}
-
-impl Cells {
-    fn new(cell: f64) -> Cells {
-        Cells {
-            cell,
-            entries: Vec::new(),
-        }
-    }
-
-    fn coord(&self, p: DVec3) -> IVec3 {
-        (p / self.cell).floor().as_ivec3()
-    }
-
-    /// 21 bits per axis (wrapping: far cells may share a key, which only
-    /// adds candidates).
-    fn key(c: IVec3) -> u64 {
-        let b = |v: i32| (v as u64) & 0x1f_ffff;
-        b(c.x) | (b(c.y) << 21) | (b(c.z) << 42)
-    }
-
-    /// Lists `id` in the cells of the box `lo..hi`, at most `MAX_SPAN` per
-    /// axis: a primitive longer than that many mean edges belongs to a state
-    /// that is blowing up (which the step then reports), and listing it
-    /// everywhere would take unbounded time and memory.
-    fn insert(&mut self, id: u32, lo: DVec3, hi: DVec3) {
-        let a = self.coord(lo);
-        let b = self.coord(hi).min(a.saturating_add(IVec3::splat(MAX_SPAN - 1)));
-        for i in a.x..=b.x {
-            for j in a.y..=b.y {
-                for k in a.z..=b.z {
-                    self.entries.push((Cells::key(IVec3::new(i, j, k)), id));
-                }
-            }
-        }
-    }
-
-    /// The runs of entries that share a cell, after sorting.
-    fn runs(&mut self) -> Vec<std::ops::Range<usize>> {
-        self.entries.par_sort_unstable();
-        let mut runs = Vec::new();
-        let mut start = 0;
-        for i in 1..=self.entries.len() {
-            if i == self.entries.len() || self.entries[i].0 != self.entries[start].0 {
-                runs.push(start..i);
-                start = i;
-            }
-        }
-        runs
-    }
+/// Whether every corner of one primitive is within `t` of every corner of
+/// the other in the rest state: then the rest separation of any of their
+/// point pairs (a convex combination of the corner differences) is below
+/// `t` too and `pair` would skip them, so they need no closest points. On a
+/// mesh finer than the thickness these are most of the candidates.
+fn rest_neighbours(a: &[u32], b: &[u32], rest: &[DVec3], t: f64) -> bool {
+    a.iter().all(|&i| {
+        b.iter()
+            .all(|&j| rest[i as usize].distance_squared(rest[j as usize]) < t * t)
+    })
 }
 
 /// Every vertex-triangle and edge-edge pair of the cloth closer than `t`
@@ -223,111 +175,92 @@ pub fn find(faces: &[[u32; 3]], edges: &[[u32; 2]], x: &[DVec3], rest: &[DVec3],
     let n = x.len();
     let mut pairs = Vec::new();
     if !faces.is_empty() && t > 0.0 {
-        let edge_len = edges
-            .iter()
-            .map(|e| (x[e[1] as usize] - x[e[0] as usize]).length())
-            .sum::<f64>()
-            / edges.len().max(1) as f64;
-        let cell = edge_len + t;
-        let pad = DVec3::splat(t);
-        let tri = |f: usize| faces[f].map(|v| x[v as usize]);
-        // Vertex-triangle: vertices in their cell (ids below `n`),
-        // triangles in every cell their padded box touches (ids n + f).
-        let mut cells = Cells::new(cell);
-        for (p, xp) in x.iter().enumerate() {
-            cells.insert(p as u32, *xp, *xp);
-        }
-        for f in 0..faces.len() {
-            let [a, b, c] = tri(f);
-            cells.insert((n + f) as u32, a.min(b).min(c) - pad, a.max(b).max(c) + pad);
-        }
-        let runs = cells.runs();
-        let vertex_triangle: Vec<Vec<Pair>> = runs
-            .par_iter()
-            .map(|r| {
-                let run = &cells.entries[r.clone()];
-                let split = run.partition_point(|e| (e.1 as usize) < n);
+        // Boxes padded by t/2 overlap exactly when the unpadded ones are
+        // within t of each other on every axis.
+        let pad = DVec3::splat(0.5 * t);
+        let padded = |points: &mut dyn Iterator<Item = DVec3>| {
+            let first = points.next().unwrap_or_default();
+            let (lo, hi) = points.fold((first, first), |(lo, hi), p| (lo.min(p), hi.max(p)));
+            (lo - pad, hi + pad)
+        };
+        // Vertex-triangle: each vertex against the triangles near it.
+        let triangles = BoxGrid::new(
+            faces
+                .iter()
+                .map(|f| padded(&mut f.iter().map(|&v| x[v as usize])))
+                .collect(),
+        );
+        let vertex_triangle: Vec<Pair> = (0..n as u32)
+            .into_par_iter()
+            .flat_map_iter(|p| {
+                let xp = x[p as usize];
                 let mut out = Vec::new();
-                for &(_, p) in &run[..split] {
-                    let xp = x[p as usize];
-                    for &(_, id) in &run[split..] {
-                        let face = faces[id as usize - n];
-                        if face.contains(&p) {
-                            continue;
-                        }
-                        let [a, b, c] = face.map(|v| x[v as usize]);
-                        let w = closest_on_triangle(xp, a, b, c);
-                        let cw = [1.0, -w[0], -w[1], -w[2]];
-                        out.extend(pair(
-                            [p, face[0], face[1], face[2]],
-                            cw,
-                            x,
-                            rest,
-                            t,
-                            (b - a).cross(c - a),
-                        ));
+                triangles.overlapping(&(xp - pad, xp + pad), |f| {
+                    let face = faces[f as usize];
+                    if face.contains(&p) || rest_neighbours(&[p], &face, rest, t) {
+                        return;
                     }
-                }
+                    let [a, b, c] = face.map(|v| x[v as usize]);
+                    let w = closest_on_triangle(xp, a, b, c);
+                    let cw = [1.0, -w[0], -w[1], -w[2]];
+                    out.extend(pair(
+                        [p, face[0], face[1], face[2]],
+                        cw,
+                        x,
+                        rest,
+                        t,
+                        (b - a).cross(c - a),
+                    ));
+                });
                 out
             })
             .collect();
-        pairs.extend(vertex_triangle.into_iter().flatten());
+        pairs.extend(vertex_triangle);
         // Edge-edge pairs whose closest points are inside both edges (the
-        // rest are a vertex's, which the vertex-triangle pairs cover). A
-        // pair of padded boxes is tested only in the cell of the low corner
-        // of their overlap, so once.
-        let mut cells = Cells::new(cell);
-        let bounds: Vec<(DVec3, DVec3)> = edges
-            .iter()
-            .map(|[a, b]| {
-                let (a, b) = (x[*a as usize], x[*b as usize]);
-                (a.min(b) - pad, a.max(b) + pad)
-            })
-            .collect();
-        for (e, (lo, hi)) in bounds.iter().enumerate() {
-            cells.insert(e as u32, *lo, *hi);
-        }
-        let runs = cells.runs();
-        let edge_edge: Vec<Vec<Pair>> = runs
-            .par_iter()
-            .map(|r| {
-                let run = &cells.entries[r.clone()];
+        // rest are a vertex's, which the vertex-triangle pairs cover), each
+        // found from its lower-numbered edge.
+        let segments = BoxGrid::new(
+            edges
+                .iter()
+                .map(|e| padded(&mut e.iter().map(|&v| x[v as usize])))
+                .collect(),
+        );
+        let edge_edge: Vec<Pair> = (0..edges.len() as u32)
+            .into_par_iter()
+            .flat_map_iter(|e| {
+                let [i, j] = edges[e as usize];
+                let (a, b) = (x[i as usize], x[j as usize]);
                 let mut out = Vec::new();
-                for (m, &(key, e)) in run.iter().enumerate() {
-                    let [i, j] = edges[e as usize];
-                    let (a, b) = (x[i as usize], x[j as usize]);
-                    for &(_, g) in &run[m + 1..] {
-                        let [k, l] = edges[g as usize];
-                        if [i, j].contains(&k) || [i, j].contains(&l) {
-                            continue;
-                        }
-                        let (be, bg) = (bounds[e as usize], bounds[g as usize]);
-                        if !(be.0.cmple(bg.1).all() && bg.0.cmple(be.1).all()) {
-                            continue;
-                        }
-                        if Cells::key(cells.coord(be.0.max(bg.0))) != key {
-                            continue;
-                        }
-                        let (c, d) = (x[k as usize], x[l as usize]);
-                        let Some((s, u)) = closest_on_segments(a, b, c, d) else {
-                            continue;
-                        };
-                        if s <= 0.0 || s >= 1.0 || u <= 0.0 || u >= 1.0 {
-                            continue;
-                        }
-                        let (v, cw) = if e < g {
-                            ([i, j, k, l], [1.0 - s, s, -(1.0 - u), -u])
-                        } else {
-                            ([k, l, i, j], [1.0 - u, u, -(1.0 - s), -s])
-                        };
-                        out.extend(pair(v, cw, x, rest, t, (b - a).cross(d - c)));
+                segments.overlapping(&segments.boxes()[e as usize], |g| {
+                    let [k, l] = edges[g as usize];
+                    if g <= e
+                        || [i, j].contains(&k)
+                        || [i, j].contains(&l)
+                        || rest_neighbours(&[i, j], &[k, l], rest, t)
+                    {
+                        return;
                     }
-                }
+                    let (c, d) = (x[k as usize], x[l as usize]);
+                    let Some((s, u)) = closest_on_segments(a, b, c, d) else {
+                        return;
+                    };
+                    if s <= 0.0 || s >= 1.0 || u <= 0.0 || u >= 1.0 {
+                        return;
+                    }
+                    out.extend(pair(
+                        [i, j, k, l],
+                        [1.0 - s, s, -(1.0 - u), -u],
+                        x,
+                        rest,
+                        t,
+                        (b - a).cross(d - c),
+                    ));
+                });
                 out
             })
             .collect();
-        pairs.extend(edge_edge.into_iter().flatten());
-        // One order whatever the cells: vertex-triangle pairs (weight 1 on
+        pairs.extend(edge_edge);
+        // One order whatever the threads: vertex-triangle pairs (weight 1 on
         // the vertex) by vertex then triangle, then edge-edge pairs.
         pairs.sort_by_key(|p| (p.c[0] != 1.0, p.v));
     }
@@ -442,6 +375,66 @@ mod tests {
         assert_eq!(seen, 4 * prox.pairs.len());
         let single = find(&sheet.faces, &edges[..0], &sheet.positions, &sheet.positions, 0.002);
         assert!(single.pairs.is_empty());
+    }
+
+    /// A crumpled sheet (vertices jittered by about the thickness, the rest
+    /// state a coarser copy so that few pairs are rest neighbours): the grid
+    /// finds exactly the pairs a search over every primitive pair finds.
+    #[test]
+    fn the_grid_finds_what_a_brute_force_search_finds() {
+        let sheet = grid(
+            0.02,
+            0.02,
+            10,
+            10,
+            Pattern::Alternating,
+            DVec3::ZERO,
+            (DVec3::X, DVec3::Z),
+        );
+        let edges = crate::mesh::Topology::build(&sheet).unwrap().edges;
+        let mut seed = 3u64;
+        let mut rnd = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+        };
+        let x: Vec<DVec3> = sheet
+            .positions
+            .iter()
+            .map(|p| *p * DVec3::new(0.4, 1.0, 0.4) + DVec3::new(rnd(), rnd(), rnd()) * 0.004)
+            .collect();
+        let rest: Vec<DVec3> = sheet.positions.iter().map(|p| *p * 3.0).collect();
+        let t = 0.002;
+        let found = find(&sheet.faces, &edges, &x, &rest, t);
+        let mut expected = Vec::new();
+        for p in 0..x.len() as u32 {
+            for face in &sheet.faces {
+                if face.contains(&p) {
+                    continue;
+                }
+                let [a, b, c] = face.map(|v| x[v as usize]);
+                let w = closest_on_triangle(x[p as usize], a, b, c);
+                let v = [p, face[0], face[1], face[2]];
+                expected.extend(pair(v, [1.0, -w[0], -w[1], -w[2]], &x, &rest, t, (b - a).cross(c - a)));
+            }
+        }
+        for (e, &[i, j]) in edges.iter().enumerate() {
+            for &[k, l] in &edges[e + 1..] {
+                if [i, j].contains(&k) || [i, j].contains(&l) {
+                    continue;
+                }
+                let [a, b, c, d] = [i, j, k, l].map(|v| x[v as usize]);
+                let Some((s, u)) = closest_on_segments(a, b, c, d) else {
+                    continue;
+                };
+                if s > 0.0 && s < 1.0 && u > 0.0 && u < 1.0 {
+                    let cw = [1.0 - s, s, -(1.0 - u), -u];
+                    expected.extend(pair([i, j, k, l], cw, &x, &rest, t, (b - a).cross(d - c)));
+                }
+            }
+        }
+        expected.sort_by_key(|p| (p.c[0] != 1.0, p.v));
+        assert!(expected.len() > 50, "the test should have pairs: {}", expected.len());
+        assert_eq!(found.pairs, expected);
     }
 
     /// A vertex thrown kilometres away (a state blowing up) makes huge
