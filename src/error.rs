@@ -30,6 +30,10 @@ pub enum Error {
     /// Ctrl-C: the run stopped after a frame and left a checkpoint.
     #[error("interrupted at t = {time} s; the state is saved: continue with `crease resume {}`", out_dir.display())]
     Interrupted { time: f64, out_dir: PathBuf },
+    /// An input file whose contents cannot be used (a malformed
+    /// metrics.csv), or an output that cannot be produced.
+    #[error("{}: {message}", path.display())]
+    File { path: PathBuf, message: String },
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,

@@ -18,6 +18,7 @@ pub mod measure;
 pub mod mesh;
 pub mod model;
 pub mod output;
+pub mod plot;
 pub mod scene;
 pub mod sim;
 pub mod validate;

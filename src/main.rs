@@ -142,6 +142,18 @@ enum Command {
         #[arg(long)]
         quiet: bool,
     },
+    /// Draw a run's metrics.csv over time as a PNG (default DIR/metrics.png):
+    /// energies, bending angles, handle reactions, slip and yield fractions,
+    /// with the phases marked; or one panel per --column.
+    Plot {
+        /// A run folder, or a metrics.csv.
+        dir: PathBuf,
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Draw this column in a panel of its own (repeatable).
+        #[arg(long = "column", value_name = "NAME")]
+        columns: Vec<String>,
+    },
     /// Benchmark a standard setting.
     Bench {
         #[command(subcommand)]
@@ -481,6 +493,10 @@ fn real_main() -> Result<()> {
                     checks.len()
                 );
             }
+        }
+        Command::Plot { dir, out, columns } => {
+            let path = crease::plot::plot_run(&dir, out.as_deref(), &columns)?;
+            println!("wrote {}", path.display());
         }
         Command::Scenes => {
             for (name, text) in scene::BUILTIN {

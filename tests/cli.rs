@@ -86,6 +86,76 @@ fn run_writes_frames_metrics_and_summary() {
     std::fs::remove_dir_all(&out).ok();
 }
 
+/// Width, height and number of distinct colours of a PNG file.
+fn png_summary(path: &std::path::Path) -> (u32, u32, usize) {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let px = info.color_type.samples();
+    let mut colours: Vec<&[u8]> = buf[..info.buffer_size()].chunks_exact(px).collect();
+    colours.sort_unstable();
+    colours.dedup();
+    (info.width, info.height, colours.len())
+}
+
+#[test]
+fn plot_draws_a_runs_metrics_and_names_bad_input() {
+    let out = temp("plot");
+    let dir = out.to_str().unwrap();
+    let o = crease(&[
+        "run",
+        "hang",
+        "--until",
+        "0.06",
+        "--quiet",
+        "--backend",
+        "cpu",
+        "--out",
+        dir,
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = crease(&["plot", dir]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // Four panels (energies, bending, the handle's torque, fractions), two
+    // across, with lines, text and a legend in many colours.
+    let (w, h, colours) = png_summary(&out.join("metrics.png"));
+    assert_eq!((w, h), (1600, 900));
+    assert!(colours > 50, "{colours} colours: a blank plot?");
+    let one = out.join("one.png");
+    let o = crease(&[
+        "plot",
+        dir,
+        "--column",
+        "kinetic_energy",
+        "--out",
+        one.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(png_summary(&one).0, 800);
+    // An unknown column lists the ones there are; a folder without a run
+    // names the file it looked for.
+    let o = crease(&["plot", dir, "--column", "nope"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("`nope`") && err.contains("kinetic_energy"),
+        "{err}"
+    );
+    let empty = out.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let o = crease(&["plot", empty.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("metrics.csv") && err.contains("not found"),
+        "{err}"
+    );
+    std::fs::write(out.join("metrics.csv"), "time,phase,x\n0,a,1\n0.1,a\n").unwrap();
+    let o = crease(&["plot", dir]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("line 3"), "{err}");
+    std::fs::remove_dir_all(&out).ok();
+}
+
 #[test]
 fn check_and_scenes_describe_without_running() {
     let o = crease(&["check", "twist", "--set", "timeline.hold.material_time=500"]);

@@ -3,9 +3,11 @@
 
 mod atomic;
 mod checkpoint;
+mod image;
 
 pub use atomic::write_atomic;
 pub use checkpoint::{Checkpoint, SceneKey};
+pub use image::{Image, register_font};
 
 /// Set (by a Ctrl-C handler) to stop a run after its current frame, with a
 /// checkpoint.
