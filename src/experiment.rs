@@ -3,9 +3,13 @@
 
 use crate::backend::Backend;
 use crate::error::{Error, Result};
+use crate::output::Image;
 use crate::output::{self, RunOptions};
+use crate::plot::{Chart, Metrics, Series, draw_charts};
+use crate::render::{Camera, Picture, Renderer, VIEW, sheet, source};
 use crate::scene::{self, Scene};
 use crate::sim::Simulation;
+use glam::DVec3;
 use serde_json::{Value, json};
 use std::path::Path;
 
@@ -19,8 +23,12 @@ pub struct Experiment {
     /// The built-in scene it runs.
     pub scene: &'static str,
     pub variants: Vec<Variant>,
-    /// Metrics of `summary.final` the comparison table shows.
+    /// Metrics the comparison table shows: a variant's `derived` value of
+    /// that name where the analysis made one, else its `summary.final`.
     pub columns: &'static [&'static str],
+    /// Run after every variant: adds each variant's `derived` values to the
+    /// result and draws the experiment's figures into the output folder.
+    pub analyse: Option<fn(&Path, &mut Value) -> Result<()>>,
 }
 
 const HOLD_LONG: &str = "timeline.hold.material_time=500";
@@ -93,6 +101,128 @@ fn specimen_variants() -> Vec<Variant> {
     out
 }
 
+/// Plasticity off, friction off (the recovery experiment's families).
+const FRICTION_ONLY: [&str; 2] = [
+    "cloth.material.bending_plasticity.model=none",
+    "cloth.material.in_plane_plasticity.model=none",
+];
+const PLASTIC_ONLY: [&str; 2] = [
+    "cloth.material.bending_friction.model=none",
+    "cloth.material.in_plane_friction.model=none",
+];
+
+/// Material seconds the recovery experiment holds its fold.
+pub const RECOVERY_HOLDS: [f64; 7] = [1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0];
+
+/// Friction only, plasticity only and both, each held for every time in
+/// `RECOVERY_HOLDS`: `<family>-<hold>s`.
+fn recovery_variants() -> Vec<Variant> {
+    let mut out = Vec::new();
+    for (family, sets) in [
+        ("friction", &FRICTION_ONLY[..]),
+        ("plastic", &PLASTIC_ONLY[..]),
+        ("both", &[][..]),
+    ] {
+        for hold in RECOVERY_HOLDS {
+            let mut v = variant(&format!("{family}-{hold}s"), sets);
+            v.sets.push(format!("timeline.hold.material_time={hold}"));
+            out.push(v);
+        }
+    }
+    out
+}
+
+/// The crease recovery test of Fig. 1 c/d, from each variant's metrics.csv:
+/// the fold line's angle at the end of `hold` and at the end of the run,
+/// recovery = 100 (held - residual) / held percent, and the material time
+/// the hold lasted. Draws `recovery.png`: recovery against hold time (log),
+/// one line per family (the variant name's part before the first `-`).
+fn analyse_recovery(out_dir: &Path, result: &mut Value) -> Result<()> {
+    let mut families: Vec<Series> = Vec::new();
+    for v in result["variants"].as_array_mut().into_iter().flatten() {
+        let name = v["name"].as_str().unwrap_or_default().to_string();
+        let path = out_dir.join(&name).join("metrics.csv");
+        let m = Metrics::read(&path)?;
+        let missing = |what: &str| Error::File {
+            path: path.clone(),
+            message: format!("no {what}: the recovery analysis needs the scene's region metrics and a `hold` phase"),
+        };
+        let angle = m
+            .column("region_mean_abs_bend")
+            .ok_or_else(|| missing("region_mean_abs_bend column"))?;
+        let material = m
+            .column("material_time")
+            .ok_or_else(|| missing("material_time column"))?;
+        // A frame is labelled with the phase that begins at its time, so
+        // the state at the end of the hold is the frame after the last
+        // `hold` one, and the hold began at the first.
+        let first = m
+            .phases
+            .iter()
+            .position(|p| p == "hold")
+            .ok_or_else(|| missing("hold phase"))?;
+        let end = m.phases.iter().rposition(|p| p == "hold").unwrap_or(first) + 1;
+        if end >= angle.len() {
+            return Err(missing("frame after the hold (the run ended during it)"));
+        }
+        let hold = material[end] - material[first];
+        let (held, residual) = (angle[end], angle[angle.len() - 1]);
+        let recovery = 100.0 * (held - residual) / held;
+        v["derived"] = json!({
+            "hold_material_seconds": hold,
+            "held_angle": held,
+            "residual_angle": residual,
+            "recovery_percent": recovery,
+        });
+        let family = name.split('-').next().unwrap_or_default().to_string();
+        match families.iter_mut().find(|s| s.name == family) {
+            Some(s) => s.points.push((hold, recovery)),
+            None => families.push(Series {
+                name: family,
+                points: vec![(hold, recovery)],
+                markers: true,
+            }),
+        }
+    }
+    let chart = Chart {
+        title: "Crease recovery after a hold (Fig. 1 c/d)".into(),
+        x_label: "hold, material seconds (log)".into(),
+        log_x: true,
+        series: families,
+        marks: Vec::new(),
+    };
+    draw_charts(&[chart], 1)?.save(&out_dir.join("recovery.png"))
+}
+
+/// Size of one variant's picture on the contact sheet.
+const TILE: (u32, u32) = (400, 300);
+
+/// Each variant's last frame, seen by one camera that frames them all
+/// (from the default view), side by side and labelled.
+pub fn contact_sheet(out_dir: &Path, variants: &[&str], renderer: &Renderer) -> Result<Image> {
+    let mut sources = Vec::new();
+    for name in variants {
+        sources.push(source::load(&out_dir.join(name), None)?);
+    }
+    let mut pictures: Vec<Picture> = sources
+        .iter()
+        .map(|s| Picture::new(&s.mesh.positions, &s.mesh.faces, None))
+        .collect();
+    let (mut lo, mut hi) = (DVec3::INFINITY, DVec3::NEG_INFINITY);
+    for p in &pictures {
+        let (a, b) = p.bounds();
+        (lo, hi) = (lo.min(a), hi.max(b));
+    }
+    let aspect = TILE.0 as f64 / TILE.1 as f64;
+    let frame = Camera::framing(lo, hi, VIEW, aspect)?.frame(aspect, false);
+    let mut tiles = Vec::new();
+    for (name, picture) in variants.iter().zip(pictures.drain(..)) {
+        tiles.push((name.to_string(), renderer.draw(&picture, &frame, TILE.0, TILE.1)?));
+    }
+    let across = (variants.len() as f64).sqrt().ceil() as usize;
+    sheet::contact_sheet(&tiles, across)
+}
+
 /// The experiments, by name.
 pub fn all() -> Vec<Experiment> {
     let bend_cols: &[&str] = &[
@@ -113,12 +243,14 @@ pub fn all() -> Vec<Experiment> {
                 variant("dahl-long", &[DAHL[0], DAHL[1], HOLD_LONG]),
             ],
             columns: bend_cols,
+            analyse: None,
         },
         Experiment {
             name: "ablation-plastic",
             scene: "ablation-plastic",
             variants: ours_and_time_independent(),
             columns: bend_cols,
+            analyse: None,
         },
         Experiment {
             name: "twist-flatten",
@@ -130,6 +262,7 @@ pub fn all() -> Vec<Experiment> {
                 "mean_abs_plastic_in_plane",
                 "max_displacement",
             ],
+            analyse: None,
         },
         Experiment {
             name: "cylinder-twist",
@@ -150,6 +283,7 @@ pub fn all() -> Vec<Experiment> {
                 "torque_bottom",
                 "mean_abs_plastic_in_plane",
             ],
+            analyse: None,
         },
         Experiment {
             name: "tensile-press",
@@ -178,6 +312,7 @@ pub fn all() -> Vec<Experiment> {
                 "slip_fraction",
                 "mean_abs_bend",
             ],
+            analyse: None,
         },
         Experiment {
             name: "container",
@@ -194,6 +329,19 @@ pub fn all() -> Vec<Experiment> {
                 "mean_abs_plastic_bend",
                 "max_abs_plastic_bend",
             ],
+            analyse: None,
+        },
+        Experiment {
+            name: "recovery",
+            scene: "recovery",
+            variants: recovery_variants(),
+            columns: &[
+                "hold_material_seconds",
+                "held_angle",
+                "residual_angle",
+                "recovery_percent",
+            ],
+            analyse: Some(analyse_recovery),
         },
         Experiment {
             name: "specimen",
@@ -205,6 +353,7 @@ pub fn all() -> Vec<Experiment> {
                 "max_abs_plastic_bend",
                 "penetration",
             ],
+            analyse: None,
         },
     ]
 }
@@ -230,13 +379,16 @@ pub fn variant_scene(exp: &Experiment, v: &Variant, user_sets: &[String]) -> Res
 }
 
 /// Runs every variant into `out_dir/<variant>/`, writes
-/// `out_dir/experiment.json` and returns it. `backend` makes each variant's
-/// backend; `started` is told the variant about to run.
+/// `out_dir/experiment.json` and the contact sheet `out_dir/sheet.png` (each
+/// variant's last frame, drawn by `renderer`), and returns the JSON.
+/// `backend` makes each variant's backend; `started` is told the variant
+/// about to run.
 pub fn run(
     exp: &Experiment,
     user_sets: &[String],
     out_dir: &Path,
     backend: &dyn Fn(&Scene) -> Result<Box<dyn Backend>>,
+    renderer: &Renderer,
     started: &mut dyn FnMut(usize, &str),
 ) -> Result<Value> {
     let mut variants = Vec::new();
@@ -260,7 +412,12 @@ pub fn run(
         let summary = output::run(&mut sim, &opts, &mut |_| {})?;
         variants.push(json!({ "name": v.name, "summary": summary }));
     }
-    let result = json!({ "experiment": exp.name, "variants": variants });
+    let mut result = json!({ "experiment": exp.name, "variants": variants });
+    if let Some(analyse) = exp.analyse {
+        analyse(out_dir, &mut result)?;
+    }
+    let names: Vec<&str> = exp.variants.iter().map(|v| v.name.as_str()).collect();
+    contact_sheet(out_dir, &names, renderer)?.save(&out_dir.join("sheet.png"))?;
     let text = serde_json::to_string_pretty(&result).map_err(|e| Error::Step(format!("experiment.json: {e}")))?;
     output::write_atomic(&out_dir.join("experiment.json"), text.as_bytes())?;
     Ok(result)

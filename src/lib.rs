@@ -19,6 +19,7 @@ pub mod mesh;
 pub mod model;
 pub mod output;
 pub mod plot;
+pub mod render;
 pub mod scene;
 pub mod sim;
 pub mod validate;

@@ -34,6 +34,14 @@ enum BackendChoice {
     Both,
 }
 
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ColourChoice {
+    /// Cloth colours: the wrinkles in light and shade.
+    Plain,
+    /// |theta - theta_rest| per vertex (run folders: against frame 0).
+    Bend,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Run a scene (built-in name or JSON path; default: the twist) and write
@@ -126,7 +134,7 @@ enum Command {
     /// Run one of the paper's experiments in all its variants, print a
     /// comparison table and write DIR/experiment.json (names: ablation-friction,
     /// ablation-plastic, twist-flatten, cylinder-twist, tensile-press, container,
-    /// specimen).
+    /// recovery, specimen).
     Experiment {
         name: String,
         /// Output folder (default: out/<experiment>); each variant's run
@@ -141,6 +149,31 @@ enum Command {
         /// No per-variant progress lines.
         #[arg(long)]
         quiet: bool,
+    },
+    /// Draw the cloth as a PNG: a run folder's last frame (or --frame N),
+    /// or an OBJ; lit by a grazing key light, optionally coloured by
+    /// |theta - theta_rest|.
+    Render {
+        /// A run folder or an OBJ file.
+        path: PathBuf,
+        /// Default: DIR/render.png, or the OBJ's path with .png.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Frame number of a run folder (default: the last).
+        #[arg(long)]
+        frame: Option<usize>,
+        /// Picture size, WIDTHxHEIGHT.
+        #[arg(long, default_value = "1024x768")]
+        size: String,
+        /// Direction from the cloth to the camera, X,Y,Z.
+        #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
+        view: Option<Vec<f64>>,
+        #[arg(long, value_enum, default_value = "plain")]
+        colour: ColourChoice,
+        /// Where to draw: auto (the GPU when an adapter opens), gpu, or cpu
+        /// (the rasterizer twin of the render shader).
+        #[arg(long, value_enum, default_value = "auto")]
+        backend: BackendChoice,
     },
     /// Draw a run's metrics.csv over time as a PNG (default DIR/metrics.png):
     /// energies, bending angles, handle reactions, slip and yield fractions,
@@ -199,6 +232,38 @@ fn resolve(choice: BackendChoice) -> BackendChoice {
             BackendChoice::Cpu
         }
     }
+}
+
+/// `WIDTHxHEIGHT`.
+fn parse_size(size: &str) -> crease::Result<(u32, u32)> {
+    let bad = || crease::Error::Argument {
+        arg: "--size".into(),
+        message: format!("{size:?} is not WIDTHxHEIGHT (e.g. 1024x768)"),
+    };
+    let (w, h) = size.split_once('x').ok_or_else(bad)?;
+    let (w, h): (u32, u32) = (
+        w.trim().parse().map_err(|_| bad())?,
+        h.trim().parse().map_err(|_| bad())?,
+    );
+    if w == 0 || h == 0 || w > 16384 || h > 16384 {
+        return Err(bad());
+    }
+    Ok((w, h))
+}
+
+/// The GPU renderer when the choice allows and an adapter opens, else the
+/// CPU rasterizer.
+fn make_renderer(choice: BackendChoice) -> crease::Result<crease::render::Renderer> {
+    Ok(match resolve(choice) {
+        BackendChoice::Gpu => crease::render::Renderer::Gpu(Box::new(GpuContext::new()?)),
+        BackendChoice::Cpu | BackendChoice::Auto => crease::render::Renderer::Cpu,
+        BackendChoice::Both => {
+            return Err(crease::Error::Argument {
+                arg: "--backend both".into(),
+                message: "runs both backends only in `crease bench`; use auto, gpu or cpu".into(),
+            });
+        }
+    })
 }
 
 fn make_backend(choice: BackendChoice, scene: &Scene) -> crease::Result<Box<dyn Backend>> {
@@ -355,11 +420,13 @@ fn real_main() -> Result<()> {
             let exp = crease::experiment::find(&name)?;
             let out_dir = out.unwrap_or_else(|| PathBuf::from("out").join(&name));
             let count = exp.variants.len();
+            let renderer = make_renderer(backend)?;
             let result = crease::experiment::run(
                 &exp,
                 &set,
                 &out_dir,
                 &|scene: &Scene| make_backend(backend, scene),
+                &renderer,
                 &mut |k, variant| {
                     if !quiet {
                         eprintln!("[{}/{count}] {name}: {variant}", k + 1);
@@ -374,11 +441,16 @@ fn real_main() -> Result<()> {
             for v in result["variants"].as_array().into_iter().flatten() {
                 print!("{:<24}", v["name"].as_str().unwrap_or(""));
                 for c in exp.columns {
-                    print!(" {:>26.6}", v["summary"]["final"][*c].as_f64().unwrap_or(f64::NAN));
+                    let value = v["derived"][*c].as_f64().or(v["summary"]["final"][*c].as_f64());
+                    print!(" {:>26.6}", value.unwrap_or(f64::NAN));
                 }
                 println!(" {:>9.1}", v["summary"]["wall_seconds"].as_f64().unwrap_or(0.0));
             }
-            println!("-> {}", out_dir.join("experiment.json").display());
+            println!(
+                "-> {}, {}",
+                out_dir.join("experiment.json").display(),
+                out_dir.join("sheet.png").display()
+            );
         }
         Command::Info { scene, set } => {
             let adapters = crease::gpu::adapters();
@@ -493,6 +565,43 @@ fn real_main() -> Result<()> {
                     checks.len()
                 );
             }
+        }
+        Command::Render {
+            path,
+            out,
+            frame,
+            size,
+            view,
+            colour,
+            backend,
+        } => {
+            let (width, height) = parse_size(&size)?;
+            let source = crease::render::source::load(&path, frame)?;
+            let view = match view.as_deref() {
+                Some(&[x, y, z]) => glam::DVec3::new(x, y, z),
+                Some(other) => bail!("argument --view: {other:?} is not three numbers X,Y,Z"),
+                None => crease::render::VIEW,
+            };
+            let colour = match colour {
+                ColourChoice::Plain => crease::render::Colour::Plain,
+                ColourChoice::Bend => crease::render::Colour::Bend,
+            };
+            let renderer = make_renderer(backend)?;
+            let image = crease::render::render(&renderer, &source, colour, view, width, height)?;
+            let out = out.unwrap_or_else(|| {
+                if path.is_dir() {
+                    path.join("render.png")
+                } else {
+                    path.with_extension("png")
+                }
+            });
+            image.save(&out)?;
+            println!(
+                "wrote {} ({}, {})",
+                out.display(),
+                source.path.display(),
+                renderer.name()
+            );
         }
         Command::Plot { dir, out, columns } => {
             let path = crease::plot::plot_run(&dir, out.as_deref(), &columns)?;

@@ -217,7 +217,7 @@ pub struct Series {
 
 /// A tick label: plain for moderate magnitudes, scientific otherwise.
 fn tick(v: f64) -> String {
-    if v == 0.0 || (1e-2..1e4).contains(&v.abs()) {
+    if v == 0.0 || (1e-2..1e5).contains(&v.abs()) {
         format!("{v:.3}")
             .trim_end_matches('0')
             .trim_end_matches('.')
@@ -268,7 +268,13 @@ type Area<'a> = DrawingArea<BitMapBackend<'a>, plotters::coord::Shift>;
 
 fn draw_chart(area: &Area, chart: &Chart) -> std::result::Result<(), Box<dyn std::error::Error>> {
     let points = || chart.series.iter().flat_map(|s| s.points.iter());
-    let (x0, x1) = range(points().map(|p| p.0).filter(|x| !chart.log_x || *x > 0.0));
+    let (x0, x1) = if chart.log_x {
+        // Padded by a factor, in log space.
+        let (lo, hi) = range(points().map(|p| p.0).filter(|x| *x > 0.0).map(f64::ln));
+        (lo.exp(), hi.exp())
+    } else {
+        range(points().map(|p| p.0))
+    };
     let (y0, y1) = range(points().map(|p| p.1));
     let mut builder = ChartBuilder::on(area);
     builder
@@ -283,6 +289,7 @@ fn draw_chart(area: &Area, chart: &Chart) -> std::result::Result<(), Box<dyn std
             ctx.configure_mesh()
                 .x_desc(chart.x_label.as_str())
                 .label_style(("sans-serif", 15))
+                .x_label_formatter(&|v| tick(*v))
                 .y_label_formatter(&|v| tick(*v))
                 .draw()?;
             for (t, name) in &chart.marks {
@@ -318,7 +325,7 @@ fn draw_chart(area: &Area, chart: &Chart) -> std::result::Result<(), Box<dyn std
         }};
     }
     if chart.log_x {
-        draw!(builder.build_cartesian_2d((x0.max(1e-300)..x1).log_scale(), y0..y1)?);
+        draw!(builder.build_cartesian_2d((x0..x1).log_scale(), y0..y1)?);
     } else {
         draw!(builder.build_cartesian_2d(x0..x1, y0..y1)?);
     }

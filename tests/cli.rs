@@ -100,7 +100,7 @@ fn png_summary(path: &std::path::Path) -> (u32, u32, usize) {
 }
 
 #[test]
-fn plot_draws_a_runs_metrics_and_names_bad_input() {
+fn plot_and_render_draw_a_run_and_name_bad_input() {
     let out = temp("plot");
     let dir = out.to_str().unwrap();
     let o = crease(&[
@@ -149,6 +149,47 @@ fn plot_draws_a_runs_metrics_and_names_bad_input() {
         !o.status.success() && err.contains("metrics.csv") && err.contains("not found"),
         "{err}"
     );
+    // The run's last frame as a picture, on the CPU rasterizer; a bad size,
+    // a missing frame and a lone OBJ's bend are errors that say so.
+    let picture = out.join("cloth.png");
+    let o = crease(&[
+        "render",
+        dir,
+        "--backend",
+        "cpu",
+        "--size",
+        "320x240",
+        "--out",
+        picture.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // The hanging sheet is still nearly flat, so evenly lit: a few colours
+    // (cloth, background, antialiased edges), not one.
+    let (w, h, colours) = png_summary(&picture);
+    assert_eq!((w, h), (320, 240));
+    assert!(colours >= 3, "{colours} colours: a blank picture?");
+    for (args, expect) in [
+        (vec!["--size", "320by240"], "WIDTHxHEIGHT"),
+        (vec!["--frame", "99"], "not 99"),
+        (vec!["--view", "0,0,0"], "not a direction"),
+    ] {
+        let mut all = vec!["render", dir, "--backend", "cpu"];
+        all.extend(args);
+        let o = crease(&all);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success() && err.contains(expect), "{all:?}: {err}");
+    }
+    let frame = out.join("frames/00000.obj");
+    let o = crease(&[
+        "render",
+        frame.to_str().unwrap(),
+        "--colour",
+        "bend",
+        "--backend",
+        "cpu",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("no rest shape"), "{err}");
     std::fs::write(out.join("metrics.csv"), "time,phase,x\n0,a,1\n0.1,a\n").unwrap();
     let o = crease(&["plot", dir]);
     let err = String::from_utf8_lossy(&o.stderr);

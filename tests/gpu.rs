@@ -375,3 +375,40 @@ fn a_gpu_run_stopped_mid_hold_resumes_to_the_same_bytes() {
     std::fs::remove_dir_all(&root).ok();
     assert!(same, "the resumed run's final frame differs");
 }
+
+/// The render shader and its CPU twin draw the same picture of a wrinkled
+/// cloth (the twist after 0.3 s): the same pixels but for rounding and the
+/// odd pixel on a triangle's edge.
+#[test]
+fn the_gpu_picture_matches_the_cpu_rasterizer() {
+    use crease::render::{Camera, Picture, Renderer, VIEW, raster};
+    if !common::have_gpu() {
+        return;
+    }
+    let scene = scene::load("twist", &[]).unwrap();
+    let (x, _, _) = cpu_state_at(&scene, 0.3);
+    let bend = crease::render::bend_values(&scene.cloth.topology, &x, &scene.cloth.mesh.positions);
+    let picture = Picture::new(&x, &scene.cloth.mesh.faces, Some(&bend));
+    let (lo, hi) = picture.bounds();
+    for coloured in [false, true] {
+        let frame = Camera::framing(lo, hi, VIEW, 1.0).unwrap().frame(1.0, coloured);
+        let cpu = raster::draw(&picture, &frame, 256, 256);
+        let gpu = Renderer::Gpu(Box::new(GpuContext::new().unwrap()))
+            .draw(&picture, &frame, 256, 256)
+            .unwrap();
+        let diffs: Vec<i32> = cpu
+            .rgb
+            .iter()
+            .zip(&gpu.rgb)
+            .map(|(a, b)| (*a as i32 - *b as i32).abs())
+            .collect();
+        let mean = diffs.iter().sum::<i32>() as f64 / diffs.len() as f64;
+        let far = diffs.iter().filter(|d| **d > 24).count() as f64 / diffs.len() as f64;
+        println!(
+            "coloured {coloured}: mean difference {mean:.3} levels, {:.3}% off by more than 24",
+            100.0 * far
+        );
+        assert!(mean < 0.05 && far < 0.001, "mean {mean}, far {far}");
+        assert!(cpu.colours() > 100);
+    }
+}

@@ -26,6 +26,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("tensile-press", include_str!("../../scenes/tensile-press.json")),
     ("specimen", include_str!("../../scenes/specimen.json")),
     ("container", include_str!("../../scenes/container.json")),
+    ("recovery", include_str!("../../scenes/recovery.json")),
 ];
 
 /// The scene `crease run` uses when none is given.
