@@ -2,7 +2,7 @@
 // triangle mesh with smooth per-vertex normals, lit by a key light that
 // grazes it (so that wrinkles show as bands of light and shade) and a weak
 // fill, both sides of the cloth lit, optionally coloured by a per-vertex
-// value in [0, 1]. Not a simulation kernel; its CPU twin is
+// value in [0, 1]; obstacles (value < 0) grey. Not a simulation kernel; its CPU twin is
 // src/render/raster.rs with the shading of src/render/mod.rs (`shade`),
 // which must stay the same arithmetic as `shade` below.
 
@@ -43,6 +43,8 @@ const KEY: f32 = 0.9;
 const FILL: f32 = 0.22;
 const CLOTH_FRONT: vec3<f32> = vec3<f32>(0.80, 0.72, 0.62);
 const CLOTH_BACK: vec3<f32> = vec3<f32>(0.62, 0.68, 0.78);
+// Obstacles: vertices whose value is negative.
+const OBSTACLE: vec3<f32> = vec3<f32>(0.55, 0.55, 0.57);
 
 // Blue (0) through white (0.5) to red (1).
 fn colour_map(s: f32) -> vec3<f32> {
@@ -65,7 +67,9 @@ fn shade(normal: vec3<f32>, front: bool, value: f32) -> vec3<f32> {
         n = -n;
         base = CLOTH_BACK;
     }
-    if frame.flags.x != 0u {
+    if value < 0.0 {
+        base = OBSTACLE;
+    } else if frame.flags.x != 0u {
         base = colour_map(value);
     }
     let key = max(dot(n, frame.key.xyz), 0.0);

@@ -19,6 +19,8 @@ pub mod mesh;
 pub mod model;
 pub mod output;
 pub mod plot;
+#[cfg(feature = "preview")]
+pub mod preview;
 pub mod render;
 pub mod scene;
 pub mod sim;

@@ -150,6 +150,27 @@ enum Command {
         #[arg(long)]
         quiet: bool,
     },
+    /// Run a scene live in a window (cargo feature `preview`): drag to
+    /// orbit, wheel to zoom, space pauses, N steps once, R restarts, C
+    /// cycles the colouring (plain, |theta - theta_rest|, plastic strain,
+    /// friction slipping), Escape quits.
+    #[cfg(feature = "preview")]
+    Preview {
+        /// Built-in scene name or JSON path (default: the twist).
+        #[arg(default_value = "twist")]
+        scene: String,
+        #[arg(long, value_enum, default_value = "auto")]
+        backend: BackendChoice,
+        /// Override a scene field: PATH=VALUE (repeatable).
+        #[arg(long = "set", value_name = "PATH=VALUE")]
+        set: Vec<String>,
+        /// Simulation steps per drawn frame.
+        #[arg(long, default_value_t = 2)]
+        steps_per_frame: u32,
+        /// Quit after this many frames (scripted runs).
+        #[arg(long)]
+        exit_after: Option<u64>,
+    },
     /// Draw the cloth as a PNG: a run folder's last frame (or --frame N),
     /// or an OBJ; lit by a grazing key light, optionally coloured by
     /// |theta - theta_rest|.
@@ -565,6 +586,25 @@ fn real_main() -> Result<()> {
                     checks.len()
                 );
             }
+        }
+        #[cfg(feature = "preview")]
+        Command::Preview {
+            scene,
+            backend,
+            set,
+            steps_per_frame,
+            exit_after,
+        } => {
+            let scene = scene::load(&scene, &set)?;
+            let backend = resolve(backend);
+            crease::preview::run(
+                scene,
+                &|s: &Scene| make_backend(backend, s),
+                crease::preview::Options {
+                    steps_per_frame: steps_per_frame.max(1),
+                    exit_after,
+                },
+            )?;
         }
         Command::Render {
             path,

@@ -6,6 +6,7 @@
 //! opens and to check the GPU's picture. Both draw `SUPERSAMPLE` times
 //! larger and box-filter down, the same way.
 
+pub mod isosurface;
 pub mod raster;
 pub mod sheet;
 pub mod source;
@@ -21,6 +22,10 @@ pub const SUPERSAMPLE: u32 = 2;
 
 /// Background, 8-bit RGB.
 pub const BACKGROUND: [u8; 3] = [244, 244, 242];
+
+/// The value that marks an obstacle's vertices (drawn grey, whatever the
+/// colouring); `render.wgsl` tests `value < 0`.
+pub const OBSTACLE_VALUE: f32 = -1.0;
 
 /// What to draw (f32, as the GPU takes it).
 #[derive(Clone, Debug)]
@@ -52,6 +57,16 @@ impl Picture {
     pub fn bounds(&self) -> (DVec3, DVec3) {
         let x: Vec<DVec3> = self.positions.iter().map(|p| p.as_dvec3()).collect();
         crate::mesh::bounds(&x)
+    }
+
+    /// Adds an obstacle's surface (world positions), drawn grey.
+    pub fn add_obstacle(&mut self, x: &[DVec3], faces: &[[u32; 3]]) {
+        let base = self.positions.len() as u32;
+        let normals = vertex_normals(x, faces);
+        self.positions.extend(x.iter().map(|p| p.as_vec3()));
+        self.normals.extend(normals.iter().map(|n| n.as_vec3()));
+        self.values.extend(std::iter::repeat_n(OBSTACLE_VALUE, x.len()));
+        self.faces.extend(faces.iter().map(|f| f.map(|v| v + base)));
     }
 }
 
@@ -183,6 +198,7 @@ const KEY: f32 = 0.9;
 const FILL: f32 = 0.22;
 const CLOTH_FRONT: Vec3 = Vec3::new(0.80, 0.72, 0.62);
 const CLOTH_BACK: Vec3 = Vec3::new(0.62, 0.68, 0.78);
+const OBSTACLE: Vec3 = Vec3::new(0.55, 0.55, 0.57);
 
 /// `shade` and the output of `fs_main` in render.wgsl: the 8-bit colour of
 /// a point with interpolated normal `normal` on side `front`.
@@ -193,7 +209,9 @@ pub fn shade(frame: &Frame, normal: Vec3, front: bool, value: f32) -> [u8; 3] {
         n = -n;
         base = CLOTH_BACK;
     }
-    if frame.flags[0] != 0 {
+    if value < 0.0 {
+        base = OBSTACLE;
+    } else if frame.flags[0] != 0 {
         base = colour_map(value);
     }
     let key = n.dot(glam::Vec4::from(frame.key).xyz()).max(0.0);

@@ -89,6 +89,11 @@ impl Simulation {
         self.backend.as_ref()
     }
 
+    /// The obstacles enabled in the last step, with their poses.
+    pub fn obstacles(&self) -> &[ObstacleStep] {
+        &self.active
+    }
+
     /// The driver's and the backend's state, exactly.
     pub fn save_state(&self) -> Result<(SimState, BackendState)> {
         let sim = SimState {
