@@ -255,6 +255,14 @@ fn resolve(choice: BackendChoice) -> BackendChoice {
     }
 }
 
+/// `--until` is a positive number of seconds when given.
+fn check_until(until: Option<f64>) -> Result<()> {
+    if let Some(t) = until.filter(|t| !(t.is_finite() && *t > 0.0)) {
+        bail!("argument --until: must be a positive number of seconds, got {t}");
+    }
+    Ok(())
+}
+
 /// `WIDTHxHEIGHT`.
 fn parse_size(size: &str) -> crease::Result<(u32, u32)> {
     let bad = || crease::Error::Argument {
@@ -374,9 +382,7 @@ fn real_main() -> Result<()> {
         } => {
             let name = scene.as_deref().unwrap_or(scene::DEFAULT_SCENE);
             let scene = scene::load(name, &set)?;
-            if let Some(t) = until.filter(|t| !(t.is_finite() && *t > 0.0)) {
-                bail!("argument --until: must be a positive number of seconds, got {t}");
-            }
+            check_until(until)?;
             let out_dir = out.unwrap_or_else(|| PathBuf::from("out").join(&scene.name));
             let backend = make_backend(backend, &scene)?;
             if let Some(e) = checkpoint_every.filter(|e| !(e.is_finite() && *e > 0.0)) {
@@ -401,6 +407,7 @@ fn real_main() -> Result<()> {
             until,
             quiet,
         } => {
+            check_until(until)?;
             let c = Checkpoint::read(&dir)?;
             let scene = c.scene.load(&Checkpoint::path(&dir))?;
             // A checkpoint holds one backend's exact state: resume on it.

@@ -374,6 +374,9 @@ fn a_run_stopped_mid_hold_resumes_to_the_same_frames() {
     let o = crease(&["resume", dir, "--quiet", "--backend", "gpu"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && err.contains("--backend cpu"), "{err}");
+    let o = crease(&["resume", dir, "--quiet", "--until", "0"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("positive"), "{err}");
     let changed = text.replace(short, "timeline.rest.duration=0.4");
     std::fs::write(parts.join("checkpoint.json"), changed).unwrap();
     let o = crease(&["resume", dir, "--quiet"]);

@@ -561,69 +561,67 @@ impl GpuBackend {
     /// larger) the self-collision kernels when they do not fit.
     fn prepare_repulsion(&mut self, prox: &Proximity, sc: &SelfCollision, h: f64, held: bool) -> Result<()> {
         let n = self.cloth.vertex_count();
-        let fits = self
-            .repulsion
-            .as_ref()
-            .is_some_and(|r| r.pairs_capacity >= prox.pairs.len() && r.entries_capacity >= prox.entries.len());
-        if !fits {
-            let pairs_capacity = prox.pairs.len().max(n).max(1024).next_power_of_two();
-            let entries_capacity = 4 * pairs_capacity;
-            let ctx = &self.ctx;
-            let params = uniform(ctx, "repulsion", &RepulsionParams::zeroed());
-            let pairs = zeroed::<PairGpu>(ctx, "pairs", pairs_capacity)?;
-            let offsets = zeroed::<u32>(ctx, "pair_offsets", n + 1)?;
-            let entries = zeroed::<[u32; 2]>(ctx, "pair_entries", entries_capacity)?;
-            let pair_s = zeroed::<f32>(ctx, "pair_s", pairs_capacity)?;
-            let impulse = zeroed::<[f32; 4]>(ctx, "impulse", pairs_capacity)?;
-            let module = Module::new(ctx, "repulsion")?;
-            let buffers = |mode: usize| {
-                [
-                    ("params", &self.params),
-                    ("rep", &params),
-                    ("mode", &self.modes[mode]),
-                    ("pairs", &pairs),
-                    ("pair_offsets", &offsets),
-                    ("pair_entries", &entries),
-                    ("pair_s", &pair_s),
-                    ("impulse", &impulse),
-                    ("force", &self.force),
-                    ("inv_diag", &self.inv_diag),
-                    ("p", &self.p),
-                    ("q", &self.q),
-                    ("partial", &self.partial),
-                    ("is_free", &self.free),
-                    ("v", &self.v),
-                    ("mass", &self.mass),
-                    ("contact", &self.contact),
-                ]
-            };
-            let plain = buffers(PLAIN);
-            let kernel = |entry: &str, threads: usize| Kernel::new(ctx, &module, entry, threads, self.row, &plain);
-            let gather = |mode: usize| Kernel::new(ctx, &module, "gather_product", n, self.row, &buffers(mode));
-            let bytes = [&params, &pairs, &offsets, &entries, &pair_s, &impulse]
-                .iter()
-                .map(|b| b.size())
-                .sum();
-            self.repulsion = Some(Repulsion {
-                pairs_capacity,
-                entries_capacity,
-                forces: kernel("forces", n)?,
-                precondition: kernel("precondition", n)?,
-                pair_product: kernel("pair_product", pairs_capacity)?,
-                gather: [gather(RHS)?, gather(PLAIN)?, gather(PCG)?],
-                pair_impulse: kernel("pair_impulse", pairs_capacity)?,
-                apply_impulses: kernel("apply_impulses", n)?,
-                bytes,
-                params,
-                pairs,
-                offsets,
-                entries,
-            });
-            ctx.check()?;
-        }
-        let Some(r) = &self.repulsion else {
-            return Ok(());
+        let r = match self.repulsion.take() {
+            Some(r) if r.pairs_capacity >= prox.pairs.len() && r.entries_capacity >= prox.entries.len() => r,
+            _ => {
+                let pairs_capacity = prox.pairs.len().max(n).max(1024).next_power_of_two();
+                let entries_capacity = 4 * pairs_capacity;
+                let ctx = &self.ctx;
+                let params = uniform(ctx, "repulsion", &RepulsionParams::zeroed());
+                let pairs = zeroed::<PairGpu>(ctx, "pairs", pairs_capacity)?;
+                let offsets = zeroed::<u32>(ctx, "pair_offsets", n + 1)?;
+                let entries = zeroed::<[u32; 2]>(ctx, "pair_entries", entries_capacity)?;
+                let pair_s = zeroed::<f32>(ctx, "pair_s", pairs_capacity)?;
+                let impulse = zeroed::<[f32; 4]>(ctx, "impulse", pairs_capacity)?;
+                let module = Module::new(ctx, "repulsion")?;
+                let buffers = |mode: usize| {
+                    [
+                        ("params", &self.params),
+                        ("rep", &params),
+                        ("mode", &self.modes[mode]),
+                        ("pairs", &pairs),
+                        ("pair_offsets", &offsets),
+                        ("pair_entries", &entries),
+                        ("pair_s", &pair_s),
+                        ("impulse", &impulse),
+                        ("force", &self.force),
+                        ("inv_diag", &self.inv_diag),
+                        ("p", &self.p),
+                        ("q", &self.q),
+                        ("partial", &self.partial),
+                        ("is_free", &self.free),
+                        ("v", &self.v),
+                        ("mass", &self.mass),
+                        ("contact", &self.contact),
+                    ]
+                };
+                let plain = buffers(PLAIN);
+                let kernel = |entry: &str, threads: usize| Kernel::new(ctx, &module, entry, threads, self.row, &plain);
+                let gather = |mode: usize| Kernel::new(ctx, &module, "gather_product", n, self.row, &buffers(mode));
+                let bytes = [&params, &pairs, &offsets, &entries, &pair_s, &impulse]
+                    .iter()
+                    .map(|b| b.size())
+                    .sum();
+                let built = Repulsion {
+                    pairs_capacity,
+                    entries_capacity,
+                    forces: kernel("forces", n)?,
+                    precondition: kernel("precondition", n)?,
+                    pair_product: kernel("pair_product", pairs_capacity)?,
+                    gather: [gather(RHS)?, gather(PLAIN)?, gather(PCG)?],
+                    pair_impulse: kernel("pair_impulse", pairs_capacity)?,
+                    apply_impulses: kernel("apply_impulses", n)?,
+                    bytes,
+                    params,
+                    pairs,
+                    offsets,
+                    entries,
+                };
+                ctx.check()?;
+                built
+            }
         };
+        let r = &*self.repulsion.insert(r);
         let q = &self.ctx.queue;
         let pairs: Vec<PairGpu> = prox.pairs.iter().map(PairGpu::new).collect();
         let entries: Vec<[u32; 2]> = prox.entries.iter().map(|&(k, s)| [k, s]).collect();
