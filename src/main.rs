@@ -217,7 +217,8 @@ enum Command {
 
 #[derive(Subcommand)]
 enum BenchKind {
-    /// The paper's Table 1 twist (1 ms steps, no collisions).
+    /// The paper's Table 1 twist (1 ms steps, no obstacles; self-collision
+    /// on unless --set self_collision.enabled=false).
     Twist {
         /// Target vertex counts, comma-separated (each rounded to the
         /// nearest 64k x (27k+1) cylinder).
