@@ -25,6 +25,18 @@ impl Drop for Guard {
     }
 }
 
+/// Stops a server with SIGTERM when dropped, so that it removes its lock
+/// and socket.
+struct Terminate(Child);
+
+impl Drop for Terminate {
+    fn drop(&mut self) {
+        let pid = nix::unistd::Pid::from_raw(self.0.id() as i32);
+        let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM);
+        let _ = self.0.wait();
+    }
+}
+
 /// Distinct colours and the share of pixels of colour `rgb` in an XWD
 /// screenshot (32 bits per pixel, ZPixmap).
 fn screenshot(display: &str) -> (usize, f64, usize) {
@@ -69,21 +81,19 @@ fn the_preview_window_shows_the_running_cloth() {
         eprintln!("skipped: {msg}");
         return;
     }
-    let display = format!(":{}", 70 + std::process::id() % 200);
-    let _xvfb = Guard(
-        Command::new("Xvfb")
-            .args([display.as_str(), "-screen", "0", "800x600x24", "-nolisten", "tcp"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let socket = format!("/tmp/.X11-unix/X{}", &display[1..]);
-    let start = Instant::now();
-    while !std::path::Path::new(&socket).exists() {
-        assert!(start.elapsed() < Duration::from_secs(20), "Xvfb did not start");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    // Xvfb picks a free display itself and prints its number once it
+    // accepts connections (a fixed number could meet a stale lock).
+    let mut xvfb = Command::new("Xvfb")
+        .args(["-displayfd", "1", "-screen", "0", "800x600x24", "-nolisten", "tcp"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut number = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(xvfb.stdout.take().unwrap()), &mut number).unwrap();
+    let _xvfb = Terminate(xvfb);
+    assert!(!number.trim().is_empty(), "Xvfb did not start");
+    let display = format!(":{}", number.trim());
     let crease = env!("CARGO_BIN_EXE_crease");
     let mut preview = Guard(
         Command::new(crease)
