@@ -19,7 +19,7 @@
 //! memory nor time (it may then miss far candidates; the step reports the
 //! blow-up anyway).
 //!
-//! The cells are the boxes sorted by cell key: no hash map, no allocation
+//! The cells are a sorted list of `(key, box)`: no hash map, no allocation
 //! per cell, the same order on every run and thread count.
 
 use glam::{DVec3, I64Vec3};
@@ -34,6 +34,15 @@ const MAX_SPAN: i64 = 64;
 /// consecutive keys within a million cells of the origin.
 const OFFSET: i64 = 1 << 20;
 
+/// The box of vertices `v` at positions `x`, grown by `pad` on every side.
+pub fn bounds(v: &[u32], x: &[DVec3], pad: f64) -> Aabb {
+    let first = x[v[0] as usize];
+    let (lo, hi) = v[1..].iter().fold((first, first), |(lo, hi), &i| {
+        (lo.min(x[i as usize]), hi.max(x[i as usize]))
+    });
+    (lo - DVec3::splat(pad), hi + DVec3::splat(pad))
+}
+
 pub fn overlap(a: &Aabb, b: &Aabb) -> bool {
     a.0.cmple(b.1).all() && b.0.cmple(a.1).all()
 }
@@ -41,11 +50,9 @@ pub fn overlap(a: &Aabb, b: &Aabb) -> bool {
 pub struct BoxGrid {
     cell: f64,
     boxes: Vec<Aabb>,
-    /// The listed boxes sorted by the key of their low corner's cell, as
-    /// three parallel arrays, so that a row of cells is read contiguously.
-    keys: Vec<u64>,
-    ids: Vec<u32>,
-    sorted: Vec<Aabb>,
+    /// `(key of the low corner's cell, box)` for the boxes no larger than a
+    /// cell, sorted.
+    listed: Vec<(u64, u32)>,
     /// Boxes larger than a cell.
     large: Vec<u32>,
 }
@@ -60,7 +67,7 @@ impl BoxGrid {
             let mid = extents.len() / 2;
             4.0 * *extents.select_nth_unstable_by(mid, f64::total_cmp).1
         };
-        let largest = boxes.iter().map(extent).filter(|e| *e <= cap).fold(0.0, f64::max);
+        let largest = extents.iter().copied().filter(|e| *e <= cap).fold(0.0, f64::max);
         let cell = if largest > 0.0 && largest.is_finite() {
             largest
         } else {
@@ -69,23 +76,17 @@ impl BoxGrid {
         let mut grid = BoxGrid {
             cell,
             boxes,
-            keys: Vec::new(),
-            ids: Vec::new(),
-            sorted: Vec::new(),
+            listed: Vec::new(),
             large: Vec::new(),
         };
-        let mut listed = Vec::new();
         for (i, b) in grid.boxes.iter().enumerate() {
             if extent(b) <= cell {
-                listed.push((Self::key(grid.coord(b.0)), i as u32));
+                grid.listed.push((Self::key(grid.coord(b.0)), i as u32));
             } else {
                 grid.large.push(i as u32);
             }
         }
-        listed.sort_unstable();
-        grid.keys = listed.iter().map(|e| e.0).collect();
-        grid.ids = listed.iter().map(|e| e.1).collect();
-        grid.sorted = listed.iter().map(|e| grid.boxes[e.1 as usize]).collect();
+        grid.listed.sort_unstable();
         grid
     }
 
@@ -115,12 +116,11 @@ impl BoxGrid {
             for y in lo.y..=hi.y {
                 // One row of cells is one run of consecutive keys.
                 let (first, last) = (Self::key(I64Vec3::new(lo.x, y, z)), Self::key(I64Vec3::new(hi.x, y, z)));
-                let mut at = self.keys.partition_point(|&k| k < first);
-                while at < self.keys.len() && self.keys[at] <= last {
-                    if overlap(&self.sorted[at], query) {
-                        f(self.ids[at]);
+                let start = self.listed.partition_point(|e| e.0 < first);
+                for &(_, i) in self.listed[start..].iter().take_while(|e| e.0 <= last) {
+                    if overlap(&self.boxes[i as usize], query) {
+                        f(i);
                     }
-                    at += 1;
                 }
             }
         }

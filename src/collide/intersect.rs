@@ -4,7 +4,7 @@
 //! sharing a vertex are skipped (neighbours always touch). Touching without
 //! crossing and coplanar overlap are not counted.
 
-use super::boxgrid::BoxGrid;
+use super::boxgrid::{BoxGrid, bounds};
 use glam::DVec3;
 use rayon::prelude::*;
 
@@ -34,14 +34,7 @@ pub fn triangles_cross(s: [DVec3; 3], t: [DVec3; 3]) -> bool {
 /// The number of pairs of `faces` (over positions `x`) that cross.
 pub fn intersecting_pairs(faces: &[[u32; 3]], x: &[DVec3]) -> usize {
     let tri = |f: usize| faces[f].map(|v| x[v as usize]);
-    let grid = BoxGrid::new(
-        (0..faces.len())
-            .map(|f| {
-                let [a, b, c] = tri(f);
-                (a.min(b).min(c), a.max(b).max(c))
-            })
-            .collect(),
-    );
+    let grid = BoxGrid::new(faces.iter().map(|f| bounds(f, x, 0.0)).collect());
     (0..faces.len())
         .into_par_iter()
         .map(|f| {

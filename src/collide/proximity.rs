@@ -19,7 +19,7 @@
 //! thread count; `offsets`/`entries` is its per-vertex incidence (CSR of
 //! `(pair, slot)`), which both backends gather through without atomics.
 
-use super::boxgrid::BoxGrid;
+use super::boxgrid::{BoxGrid, bounds};
 use glam::DVec3;
 use rayon::prelude::*;
 
@@ -177,25 +177,15 @@ pub fn find(faces: &[[u32; 3]], edges: &[[u32; 2]], x: &[DVec3], rest: &[DVec3],
     if !faces.is_empty() && t > 0.0 {
         // Boxes padded by t/2 overlap exactly when the unpadded ones are
         // within t of each other on every axis.
-        let pad = DVec3::splat(0.5 * t);
-        let padded = |points: &mut dyn Iterator<Item = DVec3>| {
-            let first = points.next().unwrap_or_default();
-            let (lo, hi) = points.fold((first, first), |(lo, hi), p| (lo.min(p), hi.max(p)));
-            (lo - pad, hi + pad)
-        };
+        let pad = 0.5 * t;
         // Vertex-triangle: each vertex against the triangles near it.
-        let triangles = BoxGrid::new(
-            faces
-                .iter()
-                .map(|f| padded(&mut f.iter().map(|&v| x[v as usize])))
-                .collect(),
-        );
+        let triangles = BoxGrid::new(faces.iter().map(|f| bounds(f, x, pad)).collect());
         let vertex_triangle: Vec<Pair> = (0..n as u32)
             .into_par_iter()
             .flat_map_iter(|p| {
                 let xp = x[p as usize];
                 let mut out = Vec::new();
-                triangles.overlapping(&(xp - pad, xp + pad), |f| {
+                triangles.overlapping(&bounds(&[p], x, pad), |f| {
                     let face = faces[f as usize];
                     if face.contains(&p) || rest_neighbours(&[p], &face, rest, t) {
                         return;
@@ -219,12 +209,7 @@ pub fn find(faces: &[[u32; 3]], edges: &[[u32; 2]], x: &[DVec3], rest: &[DVec3],
         // Edge-edge pairs whose closest points are inside both edges (the
         // rest are a vertex's, which the vertex-triangle pairs cover), each
         // found from its lower-numbered edge.
-        let segments = BoxGrid::new(
-            edges
-                .iter()
-                .map(|e| padded(&mut e.iter().map(|&v| x[v as usize])))
-                .collect(),
-        );
+        let segments = BoxGrid::new(edges.iter().map(|e| bounds(e, x, pad)).collect());
         let edge_edge: Vec<Pair> = (0..edges.len() as u32)
             .into_par_iter()
             .flat_map_iter(|e| {
