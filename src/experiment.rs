@@ -200,14 +200,13 @@ const TILE: (u32, u32) = (400, 300);
 /// Each variant's last frame, seen by one camera that frames them all
 /// (from the default view), side by side and labelled.
 pub fn contact_sheet(out_dir: &Path, variants: &[&str], renderer: &Renderer) -> Result<Image> {
-    let mut sources = Vec::new();
-    for name in variants {
-        sources.push(source::load(&out_dir.join(name), None)?);
-    }
-    let mut pictures: Vec<Picture> = sources
+    let pictures = variants
         .iter()
-        .map(|s| Picture::new(&s.mesh.positions, &s.mesh.faces, None))
-        .collect();
+        .map(|name| {
+            let s = source::load(&out_dir.join(name), None)?;
+            Ok(Picture::new(&s.mesh.positions, &s.mesh.faces, None))
+        })
+        .collect::<Result<Vec<Picture>>>()?;
     let (mut lo, mut hi) = (DVec3::INFINITY, DVec3::NEG_INFINITY);
     for p in &pictures {
         let (a, b) = p.bounds();
@@ -215,10 +214,11 @@ pub fn contact_sheet(out_dir: &Path, variants: &[&str], renderer: &Renderer) -> 
     }
     let aspect = TILE.0 as f64 / TILE.1 as f64;
     let frame = Camera::framing(lo, hi, VIEW, aspect)?.frame(aspect, false);
-    let mut tiles = Vec::new();
-    for (name, picture) in variants.iter().zip(pictures.drain(..)) {
-        tiles.push((name.to_string(), renderer.draw(&picture, &frame, TILE.0, TILE.1)?));
-    }
+    let tiles = variants
+        .iter()
+        .zip(&pictures)
+        .map(|(name, picture)| Ok((name.to_string(), renderer.draw(picture, &frame, TILE.0, TILE.1)?)))
+        .collect::<Result<Vec<_>>>()?;
     let across = (variants.len() as f64).sqrt().ceil() as usize;
     sheet::contact_sheet(&tiles, across)
 }

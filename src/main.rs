@@ -256,10 +256,10 @@ fn resolve(choice: BackendChoice) -> BackendChoice {
     }
 }
 
-/// `--until` is a positive number of seconds when given.
-fn check_until(until: Option<f64>) -> Result<()> {
-    if let Some(t) = until.filter(|t| !(t.is_finite() && *t > 0.0)) {
-        bail!("argument --until: must be a positive number of seconds, got {t}");
+/// Option `arg`, when given, is a positive number of seconds.
+fn check_seconds(arg: &str, value: Option<f64>) -> Result<()> {
+    if let Some(t) = value.filter(|t| !(t.is_finite() && *t > 0.0)) {
+        bail!("argument {arg}: must be a positive number of seconds, got {t}");
     }
     Ok(())
 }
@@ -281,32 +281,34 @@ fn parse_size(size: &str) -> crease::Result<(u32, u32)> {
     Ok((w, h))
 }
 
+/// Whether a command that runs on one backend runs on the GPU: `auto`
+/// resolved, `both` refused.
+fn on_gpu(choice: BackendChoice) -> crease::Result<bool> {
+    match resolve(choice) {
+        BackendChoice::Gpu => Ok(true),
+        BackendChoice::Cpu | BackendChoice::Auto => Ok(false),
+        BackendChoice::Both => Err(crease::Error::Argument {
+            arg: "--backend both".into(),
+            message: "runs both backends only in `crease bench`; use auto, gpu or cpu".into(),
+        }),
+    }
+}
+
 /// The GPU renderer when the choice allows and an adapter opens, else the
 /// CPU rasterizer.
 fn make_renderer(choice: BackendChoice) -> crease::Result<crease::render::Renderer> {
-    Ok(match resolve(choice) {
-        BackendChoice::Gpu => crease::render::Renderer::Gpu(Box::new(GpuContext::new()?)),
-        BackendChoice::Cpu | BackendChoice::Auto => crease::render::Renderer::Cpu,
-        BackendChoice::Both => {
-            return Err(crease::Error::Argument {
-                arg: "--backend both".into(),
-                message: "runs both backends only in `crease bench`; use auto, gpu or cpu".into(),
-            });
-        }
+    Ok(if on_gpu(choice)? {
+        crease::render::Renderer::Gpu(Box::new(GpuContext::new()?))
+    } else {
+        crease::render::Renderer::Cpu
     })
 }
 
 fn make_backend(choice: BackendChoice, scene: &Scene) -> crease::Result<Box<dyn Backend>> {
-    Ok(match resolve(choice) {
-        BackendChoice::Gpu => Box::new(GpuBackend::new(Arc::clone(&scene.cloth))?),
-        // `resolve` turns auto into gpu or cpu.
-        BackendChoice::Cpu | BackendChoice::Auto => Box::new(CpuBackend::new(Arc::clone(&scene.cloth))),
-        BackendChoice::Both => {
-            return Err(crease::Error::Argument {
-                arg: "--backend both".into(),
-                message: "runs both backends only in `crease bench`; use auto, gpu or cpu".into(),
-            });
-        }
+    Ok(if on_gpu(choice)? {
+        Box::new(GpuBackend::new(Arc::clone(&scene.cloth))?)
+    } else {
+        Box::new(CpuBackend::new(Arc::clone(&scene.cloth)))
     })
 }
 
@@ -383,12 +385,10 @@ fn real_main() -> Result<()> {
         } => {
             let name = scene.as_deref().unwrap_or(scene::DEFAULT_SCENE);
             let scene = scene::load(name, &set)?;
-            check_until(until)?;
+            check_seconds("--until", until)?;
+            check_seconds("--checkpoint-every", checkpoint_every)?;
             let out_dir = out.unwrap_or_else(|| PathBuf::from("out").join(&scene.name));
             let backend = make_backend(backend, &scene)?;
-            if let Some(e) = checkpoint_every.filter(|e| !(e.is_finite() && *e > 0.0)) {
-                bail!("argument --checkpoint-every: must be a positive number of seconds, got {e}");
-            }
             let mut sim = Simulation::new(scene, backend);
             let scene_key = SceneKey::new(&sim.scene, name, &set);
             let opts = RunOptions {
@@ -408,7 +408,7 @@ fn real_main() -> Result<()> {
             until,
             quiet,
         } => {
-            check_until(until)?;
+            check_seconds("--until", until)?;
             let c = Checkpoint::read(&dir)?;
             let scene = c.scene.load(&Checkpoint::path(&dir))?;
             // A checkpoint holds one backend's exact state: resume on it.
@@ -449,6 +449,8 @@ fn real_main() -> Result<()> {
             let exp = crease::experiment::find(&name)?;
             let out_dir = out.unwrap_or_else(|| PathBuf::from("out").join(&name));
             let count = exp.variants.len();
+            // Resolved once, not per variant (each would probe the GPU).
+            let backend = resolve(backend);
             let renderer = make_renderer(backend)?;
             let result = crease::experiment::run(
                 &exp,

@@ -12,10 +12,11 @@
 //! positions back and draws them on the window's device.
 
 use crate::backend::Backend;
+use crate::cloth::Cloth;
 use crate::error::{Error, Result};
 use crate::gpu::render::{Painter, depth_buffer};
 use crate::measure::Channels;
-use crate::render::{Camera, Picture, bend_values, isosurface};
+use crate::render::{Camera, FOV_Y, Picture, bend_values, isosurface};
 use crate::scene::Scene;
 use crate::sim::Simulation;
 use glam::DVec3;
@@ -65,8 +66,7 @@ impl Mode {
 
 /// Per vertex, the largest |eps_p| (plastic) or the fraction of slipping
 /// channels (slip) of its hinges.
-fn channel_values(sim: &Simulation, channels: &Channels, slip: bool) -> Vec<f64> {
-    let cloth = sim.backend().cloth();
+fn channel_values(cloth: &Cloth, channels: &Channels, slip: bool) -> Vec<f64> {
     let n = cloth.vertex_count();
     let (mut value, mut count) = (vec![0.0f64; n], vec![0u32; n]);
     for (h, state) in cloth.topology.hinges.iter().zip(&channels.hinges) {
@@ -106,7 +106,7 @@ struct App<'a> {
     options: Options,
     gfx: Option<Gfx>,
     /// Each obstacle's surface in its own frame (by grid index).
-    obstacles: Vec<(Vec<DVec3>, Vec<[u32; 3]>)>,
+    obstacles: Vec<Picture>,
     /// Orbit camera about the cloth's first bounding box.
     target: DVec3,
     radius: f64,
@@ -153,15 +153,16 @@ impl App<'_> {
         let cloth = backend.cloth();
         let values = match self.mode {
             Mode::Plain => None,
-            Mode::Bend => Some(bend_values(&cloth.topology, &x, &cloth.mesh.positions)),
-            Mode::Plastic => Some(channel_values(&self.sim, &backend.channels()?, false)),
-            Mode::Slip => Some(channel_values(&self.sim, &backend.channels()?, true)),
+            Mode::Bend => {
+                let rest: Vec<f64> = cloth.hinge_rest.iter().map(|r| r.theta).collect();
+                Some(bend_values(&cloth.topology, &x, &rest))
+            }
+            Mode::Plastic => Some(channel_values(&cloth, &backend.channels()?, false)),
+            Mode::Slip => Some(channel_values(&cloth, &backend.channels()?, true)),
         };
         let mut picture = Picture::new(&x, &cloth.mesh.faces, values.as_deref());
         for o in self.sim.obstacles() {
-            let (local, faces) = &self.obstacles[o.grid];
-            let world: Vec<DVec3> = local.iter().map(|p| o.end.to_world(*p)).collect();
-            picture.add_obstacle(&world, faces);
+            picture.add_moved(&self.obstacles[o.grid], &o.end);
         }
         Ok(picture)
     }
@@ -172,14 +173,10 @@ impl App<'_> {
             self.pitch.sin(),
             self.pitch.cos() * self.yaw.cos(),
         );
-        let distance = self.zoom * self.radius / (15f64.to_radians()).sin();
-        Camera {
-            eye: self.target + dir * distance,
-            target: self.target,
-            fov_y: 30f64.to_radians(),
-            near: (distance - 3.0 * self.radius).max(1e-3 * distance),
-            far: distance + 3.0 * self.radius,
-        }
+        // The bounding sphere fills the view at zoom 1; the depth range
+        // leaves room for a cloth that falls or swings out of it.
+        let distance = self.zoom * self.radius / (0.5 * FOV_Y).sin();
+        Camera::looking_at(self.target, dir, distance, 3.0 * self.radius)
     }
 
     fn title(&self) -> String {
@@ -401,12 +398,19 @@ pub fn run(scene: Scene, make_backend: &dyn Fn(&Scene) -> Result<Box<dyn Backend
         ))
     })?;
     event_loop.set_control_flow(ControlFlow::Poll);
-    let obstacles: Vec<_> = scene.obstacles.iter().map(|o| isosurface::surface(&o.grid)).collect();
+    let obstacles: Vec<Picture> = scene
+        .obstacles
+        .iter()
+        .map(|o| {
+            let (x, faces) = isosurface::surface(&o.grid);
+            Picture::obstacle(&x, &faces)
+        })
+        .collect();
     // The camera orbits the cloth and the obstacles that start enabled.
     let (mut lo, mut hi) = scene.cloth.mesh.bounds();
-    for ((x, _), o) in obstacles.iter().zip(&scene.obstacles) {
-        if o.enabled && !x.is_empty() {
-            let (a, b) = crate::mesh::bounds(x);
+    for (picture, o) in obstacles.iter().zip(&scene.obstacles) {
+        if o.enabled && !picture.positions.is_empty() {
+            let (a, b) = picture.bounds();
             (lo, hi) = (lo.min(a), hi.max(b));
         }
     }

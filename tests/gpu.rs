@@ -387,7 +387,8 @@ fn the_gpu_picture_matches_the_cpu_rasterizer() {
     }
     let scene = scene::load("twist", &[]).unwrap();
     let (x, _, _) = cpu_state_at(&scene, 0.3);
-    let bend = crease::render::bend_values(&scene.cloth.topology, &x, &scene.cloth.mesh.positions);
+    let rest: Vec<f64> = scene.cloth.hinge_rest.iter().map(|r| r.theta).collect();
+    let bend = crease::render::bend_values(&scene.cloth.topology, &x, &rest);
     let picture = Picture::new(&x, &scene.cloth.mesh.faces, Some(&bend));
     let (lo, hi) = picture.bounds();
     for coloured in [false, true] {

@@ -15,21 +15,11 @@ fn have(tool: &str) -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
-/// Kills the child when dropped (a failing assertion leaves no process).
+/// Stops a child with SIGTERM when dropped (a failing assertion leaves no
+/// process; a server removes its lock and socket).
 struct Guard(Child);
 
 impl Drop for Guard {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Stops a server with SIGTERM when dropped, so that it removes its lock
-/// and socket.
-struct Terminate(Child);
-
-impl Drop for Terminate {
     fn drop(&mut self) {
         let pid = nix::unistd::Pid::from_raw(self.0.id() as i32);
         let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM);
@@ -91,7 +81,7 @@ fn the_preview_window_shows_the_running_cloth() {
         .unwrap();
     let mut number = String::new();
     std::io::BufRead::read_line(&mut std::io::BufReader::new(xvfb.stdout.take().unwrap()), &mut number).unwrap();
-    let _xvfb = Terminate(xvfb);
+    let _xvfb = Guard(xvfb);
     assert!(!number.trim().is_empty(), "Xvfb did not start");
     let display = format!(":{}", number.trim());
     let crease = env!("CARGO_BIN_EXE_crease");

@@ -11,6 +11,7 @@ pub mod raster;
 pub mod sheet;
 pub mod source;
 
+use crate::collide::Pose;
 use crate::error::{Error, Result};
 use crate::mesh::Topology;
 use crate::model::bending::dihedral;
@@ -59,14 +60,21 @@ impl Picture {
         crate::mesh::bounds(&x)
     }
 
-    /// Adds an obstacle's surface (world positions), drawn grey.
-    pub fn add_obstacle(&mut self, x: &[DVec3], faces: &[[u32; 3]]) {
+    /// An obstacle's surface (in its own frame), drawn grey.
+    pub fn obstacle(x: &[DVec3], faces: &[[u32; 3]]) -> Picture {
+        let mut picture = Picture::new(x, faces, None);
+        picture.values.fill(OBSTACLE_VALUE);
+        picture
+    }
+
+    /// Adds `part` moved by the rigid `pose` (its normals turn with it).
+    pub fn add_moved(&mut self, part: &Picture, pose: &Pose) {
         let base = self.positions.len() as u32;
-        let normals = vertex_normals(x, faces);
-        self.positions.extend(x.iter().map(|p| p.as_vec3()));
-        self.normals.extend(normals.iter().map(|n| n.as_vec3()));
-        self.values.extend(std::iter::repeat_n(OBSTACLE_VALUE, x.len()));
-        self.faces.extend(faces.iter().map(|f| f.map(|v| v + base)));
+        let (rot, trans) = (pose.rot.as_quat(), pose.trans.as_vec3());
+        self.positions.extend(part.positions.iter().map(|p| rot * *p + trans));
+        self.normals.extend(part.normals.iter().map(|n| rot * *n));
+        self.values.extend_from_slice(&part.values);
+        self.faces.extend(part.faces.iter().map(|f| f.map(|v| v + base)));
     }
 }
 
@@ -83,13 +91,23 @@ pub fn vertex_normals(x: &[DVec3], faces: &[[u32; 3]]) -> Vec<DVec3> {
     n.iter().map(|v| v.normalize_or_zero()).collect()
 }
 
+/// Each hinge's dihedral angle at positions `x`.
+pub fn hinge_angles(topology: &Topology, x: &[DVec3]) -> Vec<f64> {
+    topology
+        .hinges
+        .iter()
+        .map(|h| dihedral(h.v.map(|v| x[v as usize])))
+        .collect()
+}
+
 /// Per vertex, the largest |theta - theta_rest| of its hinges (radians):
-/// where the cloth is folded away from its rest shape.
-pub fn bend_values(topology: &Topology, x: &[DVec3], rest: &[DVec3]) -> Vec<f64> {
+/// where the cloth is folded away from its rest shape (`rest`: each hinge's
+/// rest angle, as `hinge_angles` of the rest positions or the cloth's
+/// `hinge_rest`).
+pub fn bend_values(topology: &Topology, x: &[DVec3], rest: &[f64]) -> Vec<f64> {
     let mut out = vec![0.0f64; x.len()];
-    for h in &topology.hinges {
-        let angle = |p: &[DVec3]| dihedral(h.v.map(|v| p[v as usize]));
-        let d = (angle(x) - angle(rest)).abs();
+    for (h, (theta, rest)) in topology.hinges.iter().zip(hinge_angles(topology, x).iter().zip(rest)) {
+        let d = (theta - rest).abs();
         for &v in &h.v[..2] {
             out[v as usize] = out[v as usize].max(d);
         }
@@ -118,6 +136,9 @@ pub struct Camera {
     pub far: f64,
 }
 
+/// Vertical field of view, radians.
+pub const FOV_Y: f64 = 30f64.to_radians();
+
 /// The default direction from the cloth to the camera: above, in front, a
 /// little to the right.
 pub const VIEW: DVec3 = DVec3::new(0.55, 0.9, 1.0);
@@ -138,18 +159,22 @@ impl Camera {
                 "the mesh has non-finite positions: nothing to frame".into(),
             ));
         }
-        let fov_y = 30f64.to_radians();
         let radius = (0.5 * (hi - lo).length()).max(1e-6);
-        let half = (0.5 * fov_y).tan().min((0.5 * fov_y).tan() * aspect).atan();
+        let half = (0.5 * FOV_Y).tan().min((0.5 * FOV_Y).tan() * aspect).atan();
         let distance = 1.05 * radius / half.sin();
-        let target = 0.5 * (lo + hi);
-        Ok(Camera {
-            eye: target + dir * distance,
+        Ok(Camera::looking_at(0.5 * (lo + hi), dir, distance, 1.5 * radius))
+    }
+
+    /// A camera `distance` from `target` along the unit `direction`, its
+    /// depth range reaching `reach` either side of the target.
+    pub fn looking_at(target: DVec3, direction: DVec3, distance: f64, reach: f64) -> Camera {
+        Camera {
+            eye: target + direction * distance,
             target,
-            fov_y,
-            near: (distance - 1.5 * radius).max(1e-3 * distance),
-            far: distance + 1.5 * radius,
-        })
+            fov_y: FOV_Y,
+            near: (distance - reach).max(1e-3 * distance),
+            far: distance + reach,
+        }
     }
 
     /// The frame for a picture of `aspect`, colouring by value or not. The
@@ -336,7 +361,7 @@ mod tests {
                 }
             })
             .collect();
-        let bend = bend_values(&topology, &folded, &sheet.positions);
+        let bend = bend_values(&topology, &folded, &hinge_angles(&topology, &sheet.positions));
         for (p, b) in sheet.positions.iter().zip(&bend) {
             let on_fold = (p.x - 0.05).abs() < 1e-9;
             assert!(if on_fold { (b - 0.5).abs() < 1e-9 } else { *b < 1e-9 }, "{p}: {b}");

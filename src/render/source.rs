@@ -86,6 +86,10 @@ impl Source {
             });
         };
         let topology = Topology::build(&self.mesh)?;
-        Ok(super::bend_values(&topology, &self.mesh.positions, rest))
+        Ok(super::bend_values(
+            &topology,
+            &self.mesh.positions,
+            &super::hinge_angles(&topology, rest),
+        ))
     }
 }
