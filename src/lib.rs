@@ -13,6 +13,7 @@ pub mod collide;
 pub mod cpu;
 pub mod error;
 pub mod experiment;
+pub mod fit;
 pub mod gpu;
 pub mod measure;
 pub mod mesh;

@@ -210,6 +210,7 @@ pub struct Chart {
 #[derive(Clone, Debug)]
 pub struct Series {
     pub name: String,
+    /// The line's points; a non-finite one (NAN) breaks it into pieces.
     pub points: Vec<(f64, f64)>,
     /// Draw a dot at each point.
     pub markers: bool,
@@ -303,17 +304,24 @@ fn draw_chart(area: &Area, chart: &Chart) -> std::result::Result<(), Box<dyn std
             }
             for (i, s) in chart.series.iter().enumerate() {
                 let colour = Palette99::pick(i).to_rgba();
-                let finite: Vec<(f64, f64)> = s
-                    .points
-                    .iter()
-                    .copied()
-                    .filter(|p| p.0.is_finite() && p.1.is_finite() && (!chart.log_x || p.0 > 0.0))
-                    .collect();
-                ctx.draw_series(LineSeries::new(finite.clone(), colour.stroke_width(2)))?
-                    .label(s.name.as_str())
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2)));
-                if s.markers {
-                    ctx.draw_series(finite.iter().map(|p| Circle::new(*p, 4, colour.filled())))?;
+                // A point that cannot be drawn (non-finite, or not positive
+                // on a log axis) breaks the line.
+                let drawable = |p: &(f64, f64)| p.0.is_finite() && p.1.is_finite() && (!chart.log_x || p.0 > 0.0);
+                for (j, run) in s.points.split(|p| !drawable(p)).filter(|r| !r.is_empty()).enumerate() {
+                    // Segment by segment: plotters mitres the joins of a wide
+                    // polyline, and a path that turns back on itself (a
+                    // hysteresis loop) would throw a spike off the chart.
+                    let segments = run
+                        .windows(2)
+                        .map(|w| PathElement::new(w.to_vec(), colour.stroke_width(2)));
+                    let line = ctx.draw_series(segments)?;
+                    if j == 0 {
+                        line.label(s.name.as_str())
+                            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2)));
+                    }
+                    if s.markers {
+                        ctx.draw_series(run.iter().map(|p| Circle::new(*p, 4, colour.filled())))?;
+                    }
                 }
             }
             ctx.configure_series_labels()

@@ -425,3 +425,89 @@ fn ctrl_c_leaves_a_checkpoint_that_resumes() {
     );
     std::fs::remove_dir_all(&out).ok();
 }
+
+#[test]
+fn fit_stretch_and_bending_write_parameters_and_a_plot() {
+    use crease::fit::{bending, stretch};
+    let out = temp("fit");
+    std::fs::create_dir_all(&out).unwrap();
+    // Noise-free measurements of Miguel 2013's cotton, as a user would
+    // write them.
+    let cotton = stretch::StretchParams {
+        k: 135.6,
+        k2: 64.03,
+        a: 2.22,
+        b: 3.16,
+        tau: 0.006,
+    };
+    let mut text = stretch::HEADER.join(",") + "\n";
+    for r in stretch::synthesize(&cotton, 0.1, &stretch::protocol(4, 2)) {
+        text += &format!("{},{},{}\n", r[0], r[1], r[2]);
+    }
+    let data = out.join("cotton.csv");
+    std::fs::write(&data, text).unwrap();
+    let json = out.join("cotton.json");
+    let o = crease(&[
+        "fit",
+        "stretch",
+        data.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let report = String::from_utf8_lossy(&o.stdout);
+    assert!(report.contains("tau") && report.contains("residuals: rms"), "{report}");
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    for (key, want) in [("k", cotton.k), ("a", cotton.a), ("b", cotton.b), ("tau", cotton.tau)] {
+        let got = v[key].as_f64().unwrap();
+        assert!((got - want).abs() < 1e-3 * want, "{key}: {got} vs {want}");
+    }
+    assert!(v["rms_residual"].as_f64().unwrap() < 1e-6);
+    let (w, h, colours) = png_summary(&out.join("cotton.fit.png"));
+    assert_eq!((w, h), (800, 900));
+    assert!(colours > 20, "{colours} colours: a blank plot?");
+
+    // Bending: felt spirals, the stiffness given as from a cantilever.
+    let felt = bending::BendingParams {
+        k: 145.3e-7,
+        k2: 0.15e-7,
+        a: 5.12e-4,
+        b: 0.15e-4,
+        tau: 29.9,
+    };
+    let mut text = bending::HEADER.join(",") + "\n";
+    for r in bending::synthesize(
+        &felt,
+        0.208,
+        &[0.004, 0.0075, 0.023],
+        &[(0.8, 0.08), (0.6, 0.06), (0.4, 0.04)],
+    ) {
+        text += &format!("{},{},{},{}\n", r[0], r[1], r[2], r[3]);
+    }
+    let data = out.join("felt.csv");
+    std::fs::write(&data, text).unwrap();
+    let plot = out.join("felt.png");
+    let o = crease(&[
+        "fit",
+        "bending",
+        data.to_str().unwrap(),
+        "--density",
+        "0.208",
+        "--stiffness",
+        "145.3e-7,0.15e-7",
+        "--plot",
+        plot.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let report = String::from_utf8_lossy(&o.stdout);
+    assert!(report.contains("(given)") && report.contains("dropped"), "{report}");
+    assert!(plot.exists());
+    // Bad input names what is wrong.
+    let o = crease(&["fit", "bending", data.to_str().unwrap(), "--density", "-1"]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--density"));
+    let o = crease(&["fit", "stretch", out.join("missing.csv").to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("missing.csv"));
+    std::fs::remove_dir_all(&out).ok();
+}

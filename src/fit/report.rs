@@ -1,0 +1,209 @@
+//! `crease fit stretch|bending`: read the measurements, fit, write the JSON
+//! and the plot, and return the report the command prints.
+
+use super::{bending, stretch};
+use crate::error::{Error, Result};
+use crate::output::write_atomic;
+use crate::plot::draw_charts;
+use serde_json::json;
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+/// Names of the five parameters, in the order of `standard_errors`.
+const NAMES: [&str; 5] = ["k", "k2", "a", "b", "tau"];
+
+fn positive(arg: &str, value: f64) -> Result<()> {
+    if value.is_finite() && value > 0.0 {
+        Ok(())
+    } else {
+        Err(Error::Argument {
+            arg: arg.into(),
+            message: format!("{value} must be a positive number"),
+        })
+    }
+}
+
+/// The plot's default place: beside the data, `<name>.fit.png`.
+fn default_plot(data: &Path) -> PathBuf {
+    data.with_extension("fit.png")
+}
+
+/// Parameter lines with standard errors, the stages, residual statistics
+/// and the tau caveat.
+fn describe(
+    out: &mut String,
+    units: [&str; 5],
+    values: [f64; 5],
+    errors: [Option<f64>; 5],
+    fixed: &[usize],
+    tau_bound: Option<f64>,
+) {
+    for j in 0..5 {
+        let error = match errors[j] {
+            _ if fixed.contains(&j) => "  (given)".to_string(),
+            Some(e) => format!(" +- {e:.3e}"),
+            None => "  (not determined)".to_string(),
+        };
+        let _ = writeln!(out, "  {:4} = {:.6e}{error} {}", NAMES[j], values[j], units[j]);
+    }
+    if let Some(bound) = tau_bound {
+        let _ = writeln!(
+            out,
+            "  note: every measurement lies more than 7 tau from its anchor, where friction is saturated whatever tau is: \
+             the data say only tau < {bound:.3e}. Measure smaller steps right after each turn of the load."
+        );
+    }
+}
+
+fn residual_lines(out: &mut String, unit: &str, rms: f64, residuals: &[f64], labels: impl Iterator<Item = String>) {
+    let max = residuals.iter().fold(0.0_f64, |m, r| m.max(r.abs()));
+    let _ = writeln!(out, "residuals: rms {rms:.3e} {unit}, largest {max:.3e} {unit}");
+    for (label, r) in labels.zip(residuals) {
+        let _ = writeln!(out, "  {label}  {r:+.3e}");
+    }
+}
+
+/// `crease fit stretch`.
+pub fn stretch(data: &Path, rest_length: f64, json_out: Option<&Path>, plot: Option<&Path>) -> Result<String> {
+    positive("--rest-length", rest_length)?;
+    let samples = stretch::read(data, rest_length)?;
+    let fit = stretch::fit(&samples, rest_length)?;
+    let p = fit.params;
+    let mut out = format!(
+        "stretch friction of {} ({} measurements, rest length {rest_length} m), Miguel 2013 Eq. 4-6:\n",
+        data.display(),
+        samples.len()
+    );
+    describe(
+        &mut out,
+        ["N/m", "N/m", "N/m", "N/m", "(strain)"],
+        [p.k, p.k2, p.a, p.b, p.tau],
+        fit.standard_errors,
+        &[],
+        fit.tau_upper_bound,
+    );
+    let _ = writeln!(
+        out,
+        "  elastic stress (k + k2 eps) eps, friction sigma_max = a + b eps; stages: k {:.4e} (no friction), a {:.4e} b {:.4e} (tau -> 0), tau {:.4e} (scan)",
+        fit.stages[0].k, fit.stages[1].a, fit.stages[1].b, fit.stages[2].tau
+    );
+    let labels = samples.iter().map(|s| {
+        format!(
+            "step {:>5}  {:>7.3} N  {} from eps {:.4}",
+            s.step,
+            s.force,
+            if s.direction > 0.0 { "loading  " } else { "unloading" },
+            s.anchor
+        )
+    });
+    residual_lines(&mut out, "N", fit.rms_residual, &fit.residuals, labels);
+    let value = json!({
+        "k": p.k, "k2": p.k2, "a": p.a, "b": p.b, "tau": p.tau,
+        "rms_residual": fit.rms_residual,
+        "standard_errors": errors_json(fit.standard_errors),
+        "tau_upper_bound": fit.tau_upper_bound,
+    });
+    finish(
+        &mut out,
+        &value,
+        json_out,
+        plot,
+        data,
+        &stretch::charts(&fit, rest_length, &samples),
+    )?;
+    Ok(out)
+}
+
+/// `crease fit bending`.
+pub fn bending(
+    data: &Path,
+    density: f64,
+    stiffness: Option<(f64, f64)>,
+    json_out: Option<&Path>,
+    plot: Option<&Path>,
+) -> Result<String> {
+    positive("--density", density)?;
+    if let Some((k, k2)) = stiffness {
+        positive("--stiffness", k)?;
+        if !k2.is_finite() {
+            return Err(Error::Argument {
+                arg: "--stiffness".into(),
+                message: format!("K2 = {k2} is not a finite number"),
+            });
+        }
+    }
+    let (samples, dropped) = bending::read(data)?;
+    let fit = bending::fit(&samples, density, stiffness)?;
+    let p = fit.params;
+    let mut out = format!(
+        "bending friction of {} ({} samples, {dropped} dropped where gravity and elasticity oppose; density {density} kg/m^2), Miguel 2013 Eq. 7:\n",
+        data.display(),
+        samples.len()
+    );
+    let fixed: &[usize] = if stiffness.is_some() { &[0, 1] } else { &[] };
+    describe(
+        &mut out,
+        ["N m", "N m^2", "N", "N m", "1/m"],
+        [p.k, p.k2, p.a, p.b, p.tau],
+        fit.standard_errors,
+        fixed,
+        fit.tau_upper_bound,
+    );
+    let _ = writeln!(
+        out,
+        "  strain eps = 3 kappa; stiffness k + k2 eps, friction sigma_max = a + b eps; stages: a {:.4e} b {:.4e} (tau -> 0), tau {:.4e} (scan)",
+        fit.stages[1].a, fit.stages[1].b, fit.stages[2].tau
+    );
+    let labels = samples
+        .iter()
+        .map(|s| format!("R {:.4} m  kappa {:>8.2} 1/m", s.radius, s.curvature));
+    residual_lines(&mut out, "N", fit.rms_residual, &fit.residuals, labels);
+    let value = json!({
+        "k": p.k, "k2": p.k2, "a": p.a, "b": p.b, "tau": p.tau,
+        "rms_residual": fit.rms_residual,
+        "standard_errors": errors_json(fit.standard_errors),
+        "tau_upper_bound": fit.tau_upper_bound,
+        "stiffness_given": stiffness.is_some(),
+        "dropped_samples": dropped,
+    });
+    finish(
+        &mut out,
+        &value,
+        json_out,
+        plot,
+        data,
+        &bending::charts(&fit, density, &samples),
+    )?;
+    Ok(out)
+}
+
+fn errors_json(errors: [Option<f64>; 5]) -> serde_json::Value {
+    NAMES
+        .iter()
+        .zip(errors)
+        .map(|(n, e)| (n.to_string(), json!(e)))
+        .collect()
+}
+
+/// Writes the JSON (when asked) and the plot, atomically, and says where.
+fn finish(
+    out: &mut String,
+    value: &serde_json::Value,
+    json_out: Option<&Path>,
+    plot: Option<&Path>,
+    data: &Path,
+    charts: &[crate::plot::Chart],
+) -> Result<()> {
+    if let Some(path) = json_out {
+        let text = serde_json::to_string_pretty(value).map_err(|e| Error::File {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        write_atomic(path, text.as_bytes())?;
+        let _ = writeln!(out, "wrote {}", path.display());
+    }
+    let plot = plot.map_or_else(|| default_plot(data), Path::to_path_buf);
+    draw_charts(charts, 1)?.save(&plot)?;
+    let _ = writeln!(out, "wrote {}", plot.display());
+    Ok(())
+}
