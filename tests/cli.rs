@@ -433,13 +433,7 @@ fn fit_stretch_and_bending_write_parameters_and_a_plot() {
     std::fs::create_dir_all(&out).unwrap();
     // Noise-free measurements of Miguel 2013's cotton, as a user would
     // write them.
-    let cotton = stretch::StretchParams {
-        k: 135.6,
-        k2: 64.03,
-        a: 2.22,
-        b: 3.16,
-        tau: 0.006,
-    };
+    let cotton = stretch::COTTON;
     let mut text = stretch::HEADER.join(",") + "\n";
     for r in stretch::synthesize(&cotton, 0.1, &stretch::protocol(4, 2)) {
         text += &format!("{},{},{}\n", r[0], r[1], r[2]);
@@ -468,17 +462,11 @@ fn fit_stretch_and_bending_write_parameters_and_a_plot() {
     assert!(colours > 20, "{colours} colours: a blank plot?");
 
     // Bending: felt spirals, the stiffness given as from a cantilever.
-    let felt = bending::BendingParams {
-        k: 145.3e-7,
-        k2: 0.15e-7,
-        a: 5.12e-4,
-        b: 0.15e-4,
-        tau: 29.9,
-    };
+    let (density, felt) = bending::FELT;
     let mut text = bending::HEADER.join(",") + "\n";
     for r in bending::synthesize(
         &felt,
-        0.208,
+        density,
         &[0.004, 0.0075, 0.023],
         &[(0.8, 0.08), (0.6, 0.06), (0.4, 0.04)],
     ) {

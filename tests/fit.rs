@@ -97,13 +97,7 @@ fn values(p: &stretch::StretchParams) -> [f64; 5] {
 fn stretch_fit_recovers_miguels_fabrics_from_noisy_lengths() {
     // Miguel 2013's cotton (warp): k1 + k2 eps = 135.6 + 64.03 eps N/m,
     // sigma_max = 2.22 + 3.16 eps N/m, tau = 0.006.
-    let cotton = stretch::StretchParams {
-        k: 135.6,
-        k2: 64.03,
-        a: 2.22,
-        b: 3.16,
-        tau: 0.006,
-    };
+    let cotton = stretch::COTTON;
     let fit = stretch_case(cotton, 7);
     check(
         "cotton",
@@ -116,13 +110,7 @@ fn stretch_fit_recovers_miguels_fabrics_from_noisy_lengths() {
     assert!(fit.tau_upper_bound.is_none());
     // Miguel 2013's spandex: soft, with a slow friction (tau = 0.088), whose
     // loops the same protocol resolves.
-    let spandex = stretch::StretchParams {
-        k: 4.42,
-        k2: 32.19,
-        a: 0.40,
-        b: 4.84,
-        tau: 0.088,
-    };
+    let spandex = stretch::SPANDEX;
     let fit = stretch_case(spandex, 9);
     check(
         "spandex",
@@ -137,17 +125,11 @@ fn stretch_fit_recovers_miguels_fabrics_from_noisy_lengths() {
 
 /// Miguel 2013's felt (warp): rho 0.208 kg/m^2, k1 + k2 eps = (145.3 + 0.15
 /// eps) 1e-7 N m, sigma_max = (5.12 + 0.15 eps) 1e-4 N, tau = 29.9 1/m.
-const FELT: bending::BendingParams = bending::BendingParams {
-    k: 145.3e-7,
-    k2: 0.15e-7,
-    a: 5.12e-4,
-    b: 0.15e-4,
-    tau: 29.9,
-};
+const FELT: bending::BendingParams = bending::FELT.1;
 
 #[test]
 fn bending_fit_recovers_felt_from_noisy_spirals() {
-    let density = 0.208;
+    let density = bending::FELT.0;
     // The paper's twelve cylinders, five samples along each spiral.
     let radii = [3.0, 4.0, 5.0, 6.0, 7.0, 7.5, 10.0, 16.0, 23.0, 27.5, 31.5, 50.0].map(|r| r * 1e-3);
     let along = [(0.9, 0.09), (0.7, 0.075), (0.5, 0.06), (0.35, 0.045), (0.2, 0.03)];

@@ -97,12 +97,12 @@ pub fn stretch(data: &Path, rest_length: f64, json_out: Option<&Path>, plot: Opt
         )
     });
     residual_lines(&mut out, "N", fit.rms_residual, &fit.residuals, labels);
-    let value = json!({
-        "k": p.k, "k2": p.k2, "a": p.a, "b": p.b, "tau": p.tau,
-        "rms_residual": fit.rms_residual,
-        "standard_errors": errors_json(fit.standard_errors),
-        "tau_upper_bound": fit.tau_upper_bound,
-    });
+    let value = params_json(
+        [p.k, p.k2, p.a, p.b, p.tau],
+        fit.standard_errors,
+        fit.rms_residual,
+        fit.tau_upper_bound,
+    );
     finish(
         &mut out,
         &value,
@@ -158,14 +158,14 @@ pub fn bending(
         .iter()
         .map(|s| format!("R {:.4} m  kappa {:>8.2} 1/m", s.radius, s.curvature));
     residual_lines(&mut out, "N", fit.rms_residual, &fit.residuals, labels);
-    let value = json!({
-        "k": p.k, "k2": p.k2, "a": p.a, "b": p.b, "tau": p.tau,
-        "rms_residual": fit.rms_residual,
-        "standard_errors": errors_json(fit.standard_errors),
-        "tau_upper_bound": fit.tau_upper_bound,
-        "stiffness_given": stiffness.is_some(),
-        "dropped_samples": dropped,
-    });
+    let mut value = params_json(
+        [p.k, p.k2, p.a, p.b, p.tau],
+        fit.standard_errors,
+        fit.rms_residual,
+        fit.tau_upper_bound,
+    );
+    value["stiffness_given"] = json!(stiffness.is_some());
+    value["dropped_samples"] = json!(dropped);
     finish(
         &mut out,
         &value,
@@ -177,12 +177,20 @@ pub fn bending(
     Ok(out)
 }
 
-fn errors_json(errors: [Option<f64>; 5]) -> serde_json::Value {
-    NAMES
-        .iter()
-        .zip(errors)
-        .map(|(n, e)| (n.to_string(), json!(e)))
-        .collect()
+/// `{"k", "k2", "a", "b", "tau", "rms_residual", "standard_errors": {...},
+/// "tau_upper_bound"}`.
+fn params_json(values: [f64; 5], errors: [Option<f64>; 5], rms: f64, tau_bound: Option<f64>) -> serde_json::Value {
+    let named = |v: Vec<serde_json::Value>| -> serde_json::Map<String, serde_json::Value> {
+        NAMES.iter().map(|n| n.to_string()).zip(v).collect()
+    };
+    let mut v = named(values.iter().map(|x| json!(x)).collect());
+    v.insert("rms_residual".into(), json!(rms));
+    v.insert(
+        "standard_errors".into(),
+        named(errors.iter().map(|e| json!(e)).collect()).into(),
+    );
+    v.insert("tau_upper_bound".into(), json!(tau_bound));
+    v.into()
 }
 
 /// Writes the JSON (when asked) and the plot, atomically, and says where.

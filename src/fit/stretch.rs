@@ -46,6 +46,29 @@ impl StretchParams {
     }
 }
 
+/// Miguel 2013's fitted stretch parameters (warp; the paper's §4.2 table).
+pub const COTTON: StretchParams = StretchParams {
+    k: 135.6,
+    k2: 64.03,
+    a: 2.22,
+    b: 3.16,
+    tau: 0.006,
+};
+pub const SPANDEX: StretchParams = StretchParams {
+    k: 4.42,
+    k2: 32.19,
+    a: 0.40,
+    b: 4.84,
+    tau: 0.088,
+};
+pub const POLYESTER: StretchParams = StretchParams {
+    k: 26.62,
+    k2: 3.64,
+    a: 2.10,
+    b: 5.41,
+    tau: 0.031,
+};
+
 /// One measurement with its path.
 #[derive(Clone, Copy, Debug)]
 pub struct Sample {
@@ -382,14 +405,8 @@ mod tests {
 
     #[test]
     fn noise_free_measurements_are_fitted_exactly() {
-        let p = StretchParams {
-            k: 135.6,
-            k2: 64.03,
-            a: 2.22,
-            b: 3.16,
-            tau: 0.006,
-        };
         // (Miguel's cotton: every measurement lies 1 to 15 tau from its anchor.)
+        let p = COTTON;
         let rows = synthesize(&p, 0.1, &protocol(6, 1));
         let mut paths = Paths::start(rows[0][1], 0.0);
         let strain = |l: f64| 0.5 * ((l / 0.1f64).powi(2) - 1.0);
