@@ -180,6 +180,14 @@ fn bad_measurement_files_are_named_errors() {
     );
     let e = stretch::read(&nan, 0.1).unwrap_err().to_string();
     assert!(e.contains("line 3") && e.contains("length_m"), "{e}");
+    // Blank lines are skipped but still counted.
+    let blank = write_csv(
+        "blank.csv",
+        &stretch::HEADER,
+        ["0,0,0.1", "", "1,1,-0.1"].map(String::from).into_iter(),
+    );
+    let e = stretch::read(&blank, 0.1).unwrap_err().to_string();
+    assert!(e.contains("line 4") && e.contains("positive"), "{e}");
     let order = write_csv(
         "order.csv",
         &stretch::HEADER,

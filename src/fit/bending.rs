@@ -108,8 +108,7 @@ pub fn read(path: &Path) -> Result<(Vec<Sample>, usize)> {
     let rows = read_csv(path, &HEADER)?;
     let mut samples = Vec::new();
     let mut dropped = 0;
-    for (i, row) in rows.iter().enumerate() {
-        let line = i + 2;
+    for (line, row) in &rows {
         let bad = |message: String| Error::File {
             path: path.to_path_buf(),
             message: format!("line {line}: {message}"),

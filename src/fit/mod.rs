@@ -27,9 +27,10 @@ pub fn dahl_path_stress(a: f64, b: f64, tau: f64, s: f64, eps: f64, anchor: f64)
     s * (a + b * eps) - 2.0 * s * (a + b * anchor) * (-s * (eps - anchor) / tau).exp()
 }
 
-/// A CSV of numbers with a required header: the rows, each with one value
-/// per header column. Errors name the file and the line.
-pub(crate) fn read_csv(path: &Path, header: &[&str]) -> Result<Vec<Vec<f64>>> {
+/// A CSV of numbers with a required header: the rows, each with its line
+/// number in the file and one value per header column. Errors name the file
+/// and the line.
+pub(crate) fn read_csv(path: &Path, header: &[&str]) -> Result<Vec<(usize, Vec<f64>)>> {
     let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
         path: path.to_path_buf(),
         source,
@@ -63,7 +64,7 @@ pub(crate) fn read_csv(path: &Path, header: &[&str]) -> Result<Vec<Vec<f64>>> {
                 _ => Err(bad(i + 1, format!("{name} = `{v}` is not a finite number"))),
             })
             .collect::<Result<Vec<f64>>>()?;
-        rows.push(row);
+        rows.push((i + 1, row));
     }
     Ok(rows)
 }

@@ -147,14 +147,19 @@ pub fn read(path: &Path, rest_length: f64) -> Result<Vec<Sample>> {
         message,
     };
     let strain = |length: f64| 0.5 * ((length / rest_length).powi(2) - 1.0);
-    let Some(first) = rows.first() else {
+    let Some((first_line, first)) = rows.first() else {
         return Err(bad("no measurements".into()));
     };
+    if first[2] <= 0.0 {
+        return Err(bad(format!(
+            "line {first_line}: length_m = {} must be positive",
+            first[2]
+        )));
+    }
     let mut paths = Paths::start(first[1], strain(first[2]));
     let mut samples = Vec::new();
-    for (i, pair) in rows.windows(2).enumerate() {
-        let (prev, row) = (&pair[0], &pair[1]);
-        let line = i + 3;
+    for pair in rows.windows(2) {
+        let ((_, prev), (line, row)) = (&pair[0], &pair[1]);
         if row[0] <= prev[0] {
             return Err(bad(format!(
                 "line {line}: step {} does not follow step {}; rows go in the order the measurements were taken",
