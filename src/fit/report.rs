@@ -28,8 +28,8 @@ fn default_plot(data: &Path) -> PathBuf {
     data.with_extension("fit.png")
 }
 
-/// Parameter lines with standard errors, the stages, residual statistics
-/// and the tau caveat.
+/// A line per parameter with its standard error (or why it has none), and
+/// the caveat when tau is only bounded.
 fn describe(
     out: &mut String,
     units: [&str; 5],
@@ -55,6 +55,7 @@ fn describe(
     }
 }
 
+/// Residual statistics and one line per measurement.
 fn residual_lines(out: &mut String, unit: &str, rms: f64, residuals: &[f64], labels: impl Iterator<Item = String>) {
     let max = residuals.iter().fold(0.0_f64, |m, r| m.max(r.abs()));
     let _ = writeln!(out, "residuals: rms {rms:.3e} {unit}, largest {max:.3e} {unit}");
