@@ -2,7 +2,7 @@
 //! parameters from synthetic measurements with noise, through the files a
 //! user would write.
 
-use crease::fit::{bending, stretch};
+use crease::fit::{DahlParams, Fit, bending, rms, stretch};
 use std::path::PathBuf;
 
 /// Deterministic Gaussian noise (an LCG through Box-Muller).
@@ -64,7 +64,7 @@ fn check(name: &str, got: [f64; 5], errors: [Option<f64>; 5], want: [f64; 5], ti
     }
 }
 
-fn stretch_case(p: stretch::StretchParams, seed: u64) -> stretch::StretchFit {
+fn stretch_case(p: DahlParams, seed: u64) -> Fit {
     let rest = 0.1;
     let loads = stretch::protocol(6, 3);
     let clean = stretch::synthesize(&p, rest, &loads);
@@ -80,17 +80,13 @@ fn stretch_case(p: stretch::StretchParams, seed: u64) -> stretch::StretchFit {
     println!("rms {:.3e} N", fit.rms_residual);
     // Without friction the same data fits far worse (the loops are real).
     let elastic = stretch::residuals(&fit.stages[0], rest, &samples);
-    let rms_elastic = (elastic.iter().map(|r| r * r).sum::<f64>() / elastic.len() as f64).sqrt();
     assert!(
-        rms_elastic > 3.0 * fit.rms_residual,
-        "{rms_elastic} vs {}",
+        rms(&elastic) > 3.0 * fit.rms_residual,
+        "{} vs {}",
+        rms(&elastic),
         fit.rms_residual
     );
     fit
-}
-
-fn values(p: &stretch::StretchParams) -> [f64; 5] {
-    [p.k, p.k2, p.a, p.b, p.tau]
 }
 
 #[test]
@@ -101,9 +97,9 @@ fn stretch_fit_recovers_miguels_fabrics_from_noisy_lengths() {
     let fit = stretch_case(cotton, 7);
     check(
         "cotton",
-        values(&fit.params),
+        fit.params.values(),
         fit.standard_errors,
-        values(&cotton),
+        cotton.values(),
         &[0, 2, 3, 4],
         0.05,
     );
@@ -114,9 +110,9 @@ fn stretch_fit_recovers_miguels_fabrics_from_noisy_lengths() {
     let fit = stretch_case(spandex, 9);
     check(
         "spandex",
-        values(&fit.params),
+        fit.params.values(),
         fit.standard_errors,
-        values(&spandex),
+        spandex.values(),
         &[1, 3, 4],
         0.1,
     );
@@ -125,7 +121,7 @@ fn stretch_fit_recovers_miguels_fabrics_from_noisy_lengths() {
 
 /// Miguel 2013's felt (warp): rho 0.208 kg/m^2, k1 + k2 eps = (145.3 + 0.15
 /// eps) 1e-7 N m, sigma_max = (5.12 + 0.15 eps) 1e-4 N, tau = 29.9 1/m.
-const FELT: bending::BendingParams = bending::FELT.1;
+const FELT: DahlParams = bending::FELT.1;
 
 #[test]
 fn bending_fit_recovers_felt_from_noisy_spirals() {
@@ -155,14 +151,7 @@ fn bending_fit_recovers_felt_from_noisy_spirals() {
     let fit = bending::fit(&samples, density, Some((FELT.k, FELT.k2))).unwrap();
     let p = fit.params;
     println!("felt: rms {:.3e} N", fit.rms_residual);
-    check(
-        "felt",
-        [p.k, p.k2, p.a, p.b, p.tau],
-        fit.standard_errors,
-        [FELT.k, FELT.k2, FELT.a, FELT.b, FELT.tau],
-        &[3, 4],
-        0.05,
-    );
+    check("felt", p.values(), fit.standard_errors, FELT.values(), &[3, 4], 0.05);
 }
 
 #[test]

@@ -20,9 +20,7 @@
 //! dropped (their path need not be monotonic); then `sigma_max` is fitted
 //! with a vanishing `tau`, then `tau`, then all together.
 
-use super::{
-    dahl_path_stress, linear_least_squares, lm, read_csv, residual_chart, rms, scan_tau, tau_starts, tau_upper_bound,
-};
+use super::{DahlParams, Fit, linear_least_squares, lm, read_csv, residual_chart, rms, scan_tau, tau_starts};
 use crate::error::{Error, Result};
 use crate::plot::{Chart, Series};
 use std::path::Path;
@@ -33,31 +31,19 @@ pub const HEADER: [&str; 4] = ["radius_m", "curvature_per_m", "hanging_length_m"
 /// Gravity, m/s^2.
 const G: f64 = 9.81;
 
-/// Dahl bending parameters per unit width: stiffness `k + k2 eps` (N m),
-/// friction `sigma_max = a + b eps` (N), time constant `tau` (1/m).
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
-pub struct BendingParams {
-    pub k: f64,
-    pub k2: f64,
-    pub a: f64,
-    pub b: f64,
-    pub tau: f64,
-}
-
-impl BendingParams {
-    /// Elastic plus friction stress at curvature `kappa` on the unrolling
-    /// path from a cylinder of radius `radius`.
-    pub fn stress(&self, kappa: f64, radius: f64) -> f64 {
-        let (eps, anchor) = (3.0 * kappa, 3.0 / radius);
-        (self.k + self.k2 * eps) * eps + dahl_path_stress(self.a, self.b, self.tau, -1.0, eps, anchor)
-    }
+/// Elastic plus friction stress per unit width (N) at curvature `kappa`
+/// on the unrolling path from a cylinder of radius `radius`, for
+/// parameters `p`: stiffness `k + k2 eps` (N m), friction `a + b eps` (N),
+/// `tau` (1/m), with `eps = 3 kappa`.
+pub fn stress(p: &DahlParams, kappa: f64, radius: f64) -> f64 {
+    p.stress(-1.0, 3.0 * kappa, 3.0 / radius)
 }
 
 /// Miguel 2013's fitted bending parameters (warp; the paper's §4.3 table,
 /// its units N m x 1e-7 and N x 1e-4 written out), with their densities.
-pub const FELT: (f64, BendingParams) = (
+pub const FELT: (f64, DahlParams) = (
     0.208,
-    BendingParams {
+    DahlParams {
         k: 145.3e-7,
         k2: 0.15e-7,
         a: 5.12e-4,
@@ -65,9 +51,9 @@ pub const FELT: (f64, BendingParams) = (
         tau: 29.9,
     },
 );
-pub const DOUBLECLOTH: (f64, BendingParams) = (
+pub const DOUBLECLOTH: (f64, DahlParams) = (
     0.255,
-    BendingParams {
+    DahlParams {
         k: 62.19e-7,
         k2: 0.07e-7,
         a: 12.84e-4,
@@ -75,9 +61,9 @@ pub const DOUBLECLOTH: (f64, BendingParams) = (
         tau: 7.67,
     },
 );
-pub const PAPER: (f64, BendingParams) = (
+pub const PAPER: (f64, DahlParams) = (
     0.075,
-    BendingParams {
+    DahlParams {
         k: 479.7e-7,
         k2: 0.47e-7,
         a: 0.04e-4,
@@ -148,35 +134,17 @@ pub fn read(path: &Path) -> Result<(Vec<Sample>, usize)> {
     Ok((samples, dropped))
 }
 
-/// A finished fit: the parameters, each stage's estimate, and every
-/// sample's stress residual (N).
-#[derive(Clone, Debug)]
-pub struct BendingFit {
-    pub params: BendingParams,
-    /// Stage 1 (stiffness), stage 2 (`+ a, b`), stage 3 (`+ tau`).
-    pub stages: [BendingParams; 3],
-    pub residuals: Vec<f64>,
-    pub rms_residual: f64,
-    /// Standard errors of `(k, k2, a, b, tau)`; `None` for a given
-    /// stiffness or where the data do not determine the parameter at all.
-    pub standard_errors: [Option<f64>; 5],
-    /// `Some(bound)` when the data do not determine `tau`: every sample
-    /// lies more than 7 tau from its anchor, where the friction is
-    /// saturated whatever tau is, so they only say `tau < bound`.
-    pub tau_upper_bound: Option<f64>,
-}
-
 /// The stress errors `f_i` (Eq. 7) of `samples` under `p`.
-pub fn residuals(p: &BendingParams, density: f64, samples: &[Sample]) -> Vec<f64> {
+pub fn residuals(p: &DahlParams, density: f64, samples: &[Sample]) -> Vec<f64> {
     samples
         .iter()
-        .map(|s| s.gravity(density) - p.stress(s.curvature, s.radius))
+        .map(|s| s.gravity(density) - stress(p, s.curvature, s.radius))
         .collect()
 }
 
 /// Fits the friction (and, without `stiffness`, the stiffness `(k, k2)`)
 /// to `samples` of a strip of areal density `density`.
-pub fn fit(samples: &[Sample], density: f64, stiffness: Option<(f64, f64)>) -> Result<BendingFit> {
+pub fn fit(samples: &[Sample], density: f64, stiffness: Option<(f64, f64)>) -> Result<Fit> {
     let unseparable = |what: &str| Error::Argument {
         arg: "DATA.csv".into(),
         message: format!(
@@ -196,7 +164,7 @@ pub fn fit(samples: &[Sample], density: f64, stiffness: Option<(f64, f64)>) -> R
             (k[0], k[1])
         }
     };
-    let mut p = BendingParams {
+    let mut p = DahlParams {
         k,
         k2,
         a: 0.0,
@@ -217,17 +185,17 @@ pub fn fit(samples: &[Sample], density: f64, stiffness: Option<(f64, f64)>) -> R
     let ab = linear_least_squares(&rows, &rest).ok_or_else(|| unseparable("a from b"))?;
     (p.a, p.b) = (ab[0], ab[1]);
     let span = samples.iter().map(|s| 3.0 / s.radius).fold(0.0, f64::max);
-    let stage2 = BendingParams { tau: 1e-6 * span, ..p };
+    let stage2 = DahlParams { tau: 1e-6 * span, ..p };
     // Stage 3: tau.
     let (lo, hi) = (1e-4 * span, span);
     p.tau = scan_tau(lo, hi, |tau| {
-        rms(&residuals(&BendingParams { tau, ..p }, density, samples))
+        rms(&residuals(&DahlParams { tau, ..p }, density, samples))
     });
     let stage3 = p;
     // All together (the stiffness too when it was not given).
     let stress = gravity.iter().fold(0.0_f64, |m, g| m.max(g.abs())).max(1e-12);
     let free_k = stiffness.is_none();
-    let unpack = |q: &[f64]| BendingParams {
+    let unpack = |q: &[f64]| DahlParams {
         a: q[0],
         b: q[1],
         tau: q[2].exp(),
@@ -248,39 +216,32 @@ pub fn fit(samples: &[Sample], density: f64, stiffness: Option<(f64, f64)>) -> R
     let q = lm::minimise_from(|q| residuals(&unpack(q), density, samples), starts.collect(), &scale);
     let params = unpack(&q);
     let e = lm::standard_errors(|q| residuals(&unpack(q), density, samples), &q, &scale);
-    let bound = tau_upper_bound(
-        samples.iter().map(|s| 3.0 * (1.0 / s.radius - s.curvature).abs()),
-        params.tau,
-    );
-    let residuals = residuals(&params, density, samples);
-    Ok(BendingFit {
+    Ok(Fit::new(
         params,
-        stages: [stage1, stage2, stage3],
-        rms_residual: rms(&residuals),
-        residuals,
-        // tau was fitted through its logarithm: d tau = tau d ln(tau).
-        tau_upper_bound: bound,
-        standard_errors: [
+        [stage1, stage2, stage3],
+        residuals(&params, density, samples),
+        [
             e.get(3).copied().flatten(),
             e.get(4).copied().flatten(),
             e[0],
             e[1],
-            e[2].filter(|_| bound.is_none()).map(|x| x * params.tau),
+            e[2],
         ],
-    })
+        samples.iter().map(|s| 3.0 * (1.0 / s.radius - s.curvature).abs()),
+    ))
 }
 
 /// Synthetic spirals: for each cylinder radius, samples at the given
 /// fractions of its curvature with the given hanging lengths; the lever
 /// is the one that balances the stress of `p` (Eq. 7 with `f = 0`). Rows
 /// `(radius, curvature, hanging length, lever)`.
-pub fn synthesize(p: &BendingParams, density: f64, radii: &[f64], samples: &[(f64, f64)]) -> Vec<[f64; 4]> {
+pub fn synthesize(p: &DahlParams, density: f64, radii: &[f64], samples: &[(f64, f64)]) -> Vec<[f64; 4]> {
     radii
         .iter()
         .flat_map(|&r| {
             samples.iter().map(move |&(fraction, length)| {
                 let kappa = fraction / r;
-                [r, kappa, length, p.stress(kappa, r) / (density * length * G)]
+                [r, kappa, length, stress(p, kappa, r) / (density * length * G)]
             })
         })
         .collect()
@@ -289,7 +250,7 @@ pub fn synthesize(p: &BendingParams, density: f64, radii: &[f64], samples: &[(f6
 /// The fitted unrolling paths (stress against curvature from each
 /// cylinder's curvature down to flat) with the measured gravity stress, and
 /// the residuals.
-pub fn charts(fit: &BendingFit, density: f64, samples: &[Sample]) -> Vec<Chart> {
+pub fn charts(fit: &Fit, density: f64, samples: &[Sample]) -> Vec<Chart> {
     let mut radii: Vec<f64> = samples.iter().map(|s| s.radius).collect();
     radii.sort_by(f64::total_cmp);
     radii.dedup();
@@ -298,7 +259,7 @@ pub fn charts(fit: &BendingFit, density: f64, samples: &[Sample]) -> Vec<Chart> 
     for &r in &radii {
         for j in 0..=60 {
             let kappa = j as f64 / 60.0 / r;
-            curve.push((kappa, fit.params.stress(kappa, r)));
+            curve.push((kappa, stress(&fit.params, kappa, r)));
         }
         curve.push((f64::NAN, f64::NAN));
         let mut spiral: Vec<(f64, f64)> = samples

@@ -6,14 +6,7 @@
 /// `scale[j]` is the size of a meaningful change of `p[j]` (the Jacobian's
 /// difference step is 1e-6 of it).
 pub fn minimise(r: impl Fn(&[f64]) -> Vec<f64>, mut p: Vec<f64>, scale: &[f64]) -> Vec<f64> {
-    let cost = |p: &[f64]| -> f64 {
-        let v = r(p);
-        if v.iter().all(|x| x.is_finite()) {
-            v.iter().map(|x| x * x).sum()
-        } else {
-            f64::INFINITY
-        }
-    };
+    let cost = |p: &[f64]| cost(&r, p);
     let n = p.len();
     let mut lambda = 1e-3;
     let mut current = cost(&p);
@@ -66,16 +59,21 @@ pub fn minimise(r: impl Fn(&[f64]) -> Vec<f64>, mut p: Vec<f64>, scale: &[f64]) 
 /// measurement's distance from its anchor the cost does not depend on it,
 /// and a single start there would stay.
 pub fn minimise_from(r: impl Fn(&[f64]) -> Vec<f64>, starts: Vec<Vec<f64>>, scale: &[f64]) -> Vec<f64> {
-    let cost = |p: &[f64]| {
-        let v = r(p);
-        let c: f64 = v.iter().map(|x| x * x).sum();
-        if c.is_finite() { c } else { f64::INFINITY }
-    };
     starts
         .into_iter()
         .map(|p| minimise(&r, p, scale))
-        .min_by(|x, y| cost(x).total_cmp(&cost(y)))
+        .min_by(|x, y| cost(&r, x).total_cmp(&cost(&r, y)))
         .unwrap_or_default()
+}
+
+/// `|r(p)|^2`, infinite where a residual is not finite.
+fn cost(r: &impl Fn(&[f64]) -> Vec<f64>, p: &[f64]) -> f64 {
+    let v = r(p);
+    if v.iter().all(|x| x.is_finite()) {
+        v.iter().map(|x| x * x).sum()
+    } else {
+        f64::INFINITY
+    }
 }
 
 /// Standard errors of the parameters at the least-squares solution `p`:

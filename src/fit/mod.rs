@@ -27,6 +27,74 @@ pub fn dahl_path_stress(a: f64, b: f64, tau: f64, s: f64, eps: f64, anchor: f64)
     s * (a + b * eps) - 2.0 * s * (a + b * anchor) * (-s * (eps - anchor) / tau).exp()
 }
 
+/// The five parameters both procedures fit: stiffness `k + k2 eps`,
+/// friction `sigma_max = a + b eps`, time constant `tau` (in strain units;
+/// each procedure names its strain and units).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct DahlParams {
+    pub k: f64,
+    pub k2: f64,
+    pub a: f64,
+    pub b: f64,
+    pub tau: f64,
+}
+
+impl DahlParams {
+    /// `(k, k2, a, b, tau)`, the order of `Fit::standard_errors`.
+    pub fn values(&self) -> [f64; 5] {
+        [self.k, self.k2, self.a, self.b, self.tau]
+    }
+
+    /// Elastic plus friction stress at strain `eps` on a path of direction
+    /// `s` from `anchor`: `(k + k2 eps) eps + sigma` with Eq. 4's sigma.
+    pub fn stress(&self, s: f64, eps: f64, anchor: f64) -> f64 {
+        (self.k + self.k2 * eps) * eps + dahl_path_stress(self.a, self.b, self.tau, s, eps, anchor)
+    }
+}
+
+/// A finished fit: the parameters, each stage's estimate, and every
+/// sample's residual.
+#[derive(Clone, Debug)]
+pub struct Fit {
+    pub params: DahlParams,
+    /// Stage 1 (stiffness), stage 2 (`+ a, b`), stage 3 (`+ tau`).
+    pub stages: [DahlParams; 3],
+    pub residuals: Vec<f64>,
+    pub rms_residual: f64,
+    /// Standard errors of `(k, k2, a, b, tau)`; `None` for a parameter that
+    /// was given, or that the data do not determine at all.
+    pub standard_errors: [Option<f64>; 5],
+    /// `Some(bound)` when the data do not determine `tau`: every sample
+    /// lies more than 7 tau from its anchor, where the friction is
+    /// saturated whatever tau is, so they only say `tau < bound`.
+    pub tau_upper_bound: Option<f64>,
+}
+
+impl Fit {
+    /// Assembles a fit from the joint fit's result: `errors` are those of
+    /// `(k, k2, a, b, ln tau)` (tau is fitted through its logarithm), `gaps`
+    /// the samples' strain distances from their anchors.
+    fn new(
+        params: DahlParams,
+        stages: [DahlParams; 3],
+        residuals: Vec<f64>,
+        mut errors: [Option<f64>; 5],
+        gaps: impl Iterator<Item = f64>,
+    ) -> Fit {
+        let bound = tau_upper_bound(gaps, params.tau);
+        // d tau = tau d ln(tau); an undetermined tau has no error bar.
+        errors[4] = errors[4].filter(|_| bound.is_none()).map(|e| e * params.tau);
+        Fit {
+            params,
+            stages,
+            rms_residual: rms(&residuals),
+            residuals,
+            standard_errors: errors,
+            tau_upper_bound: bound,
+        }
+    }
+}
+
 /// A CSV of numbers with a required header: the rows, each with its line
 /// number in the file and one value per header column. Errors name the file
 /// and the line.
@@ -88,7 +156,7 @@ pub(crate) fn linear_least_squares(a: &[Vec<f64>], y: &[f64]) -> Option<Vec<f64>
 }
 
 /// Root mean square of `r`.
-pub(crate) fn rms(r: &[f64]) -> f64 {
+pub fn rms(r: &[f64]) -> f64 {
     (r.iter().map(|x| x * x).sum::<f64>() / r.len().max(1) as f64).sqrt()
 }
 
@@ -119,7 +187,7 @@ pub(crate) fn tau_starts(scanned: f64, lo: f64, hi: f64) -> Vec<f64> {
 /// determine a fitted time constant `tau`: `None` if one lies within 7 tau
 /// (friction there is still turning, `exp(-7) < 1e-3` of the way), else the
 /// bound `min gap / 7` below which any tau fits the same.
-pub(crate) fn tau_upper_bound(gaps: impl Iterator<Item = f64>, tau: f64) -> Option<f64> {
+fn tau_upper_bound(gaps: impl Iterator<Item = f64>, tau: f64) -> Option<f64> {
     let nearest = gaps.fold(f64::INFINITY, f64::min);
     (nearest > 7.0 * tau).then_some(nearest / 7.0)
 }

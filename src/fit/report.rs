@@ -1,7 +1,7 @@
 //! `crease fit stretch|bending`: read the measurements, fit, write the JSON
 //! and the plot, and return the report the command prints.
 
-use super::{bending, stretch};
+use super::{Fit, bending, stretch};
 use crate::error::{Error, Result};
 use crate::output::write_atomic;
 use crate::plot::draw_charts;
@@ -69,7 +69,6 @@ pub fn stretch(data: &Path, rest_length: f64, json_out: Option<&Path>, plot: Opt
     positive("--rest-length", rest_length)?;
     let samples = stretch::read(data, rest_length)?;
     let fit = stretch::fit(&samples, rest_length)?;
-    let p = fit.params;
     let mut out = format!(
         "stretch friction of {} ({} measurements, rest length {rest_length} m), Miguel 2013 Eq. 4-6:\n",
         data.display(),
@@ -78,7 +77,7 @@ pub fn stretch(data: &Path, rest_length: f64, json_out: Option<&Path>, plot: Opt
     describe(
         &mut out,
         ["N/m", "N/m", "N/m", "N/m", "(strain)"],
-        [p.k, p.k2, p.a, p.b, p.tau],
+        fit.params.values(),
         fit.standard_errors,
         &[],
         fit.tau_upper_bound,
@@ -98,12 +97,7 @@ pub fn stretch(data: &Path, rest_length: f64, json_out: Option<&Path>, plot: Opt
         )
     });
     residual_lines(&mut out, "N", fit.rms_residual, &fit.residuals, labels);
-    let value = params_json(
-        [p.k, p.k2, p.a, p.b, p.tau],
-        fit.standard_errors,
-        fit.rms_residual,
-        fit.tau_upper_bound,
-    );
+    let value = fit_json(&fit);
     finish(
         &mut out,
         &value,
@@ -135,7 +129,6 @@ pub fn bending(
     }
     let (samples, dropped) = bending::read(data)?;
     let fit = bending::fit(&samples, density, stiffness)?;
-    let p = fit.params;
     let mut out = format!(
         "bending friction of {} ({} samples, {dropped} dropped where gravity and elasticity oppose; density {density} kg/m^2), Miguel 2013 Eq. 7:\n",
         data.display(),
@@ -145,7 +138,7 @@ pub fn bending(
     describe(
         &mut out,
         ["N m", "N m^2", "N", "N m", "1/m"],
-        [p.k, p.k2, p.a, p.b, p.tau],
+        fit.params.values(),
         fit.standard_errors,
         fixed,
         fit.tau_upper_bound,
@@ -159,12 +152,7 @@ pub fn bending(
         .iter()
         .map(|s| format!("R {:.4} m  kappa {:>8.2} 1/m", s.radius, s.curvature));
     residual_lines(&mut out, "N", fit.rms_residual, &fit.residuals, labels);
-    let mut value = params_json(
-        [p.k, p.k2, p.a, p.b, p.tau],
-        fit.standard_errors,
-        fit.rms_residual,
-        fit.tau_upper_bound,
-    );
+    let mut value = fit_json(&fit);
     value["stiffness_given"] = json!(stiffness.is_some());
     value["dropped_samples"] = json!(dropped);
     finish(
@@ -180,17 +168,17 @@ pub fn bending(
 
 /// `{"k", "k2", "a", "b", "tau", "rms_residual", "standard_errors": {...},
 /// "tau_upper_bound"}`.
-fn params_json(values: [f64; 5], errors: [Option<f64>; 5], rms: f64, tau_bound: Option<f64>) -> serde_json::Value {
+fn fit_json(fit: &Fit) -> serde_json::Value {
     let named = |v: Vec<serde_json::Value>| -> serde_json::Map<String, serde_json::Value> {
         NAMES.iter().map(|n| n.to_string()).zip(v).collect()
     };
-    let mut v = named(values.iter().map(|x| json!(x)).collect());
-    v.insert("rms_residual".into(), json!(rms));
+    let mut v = named(fit.params.values().iter().map(|x| json!(x)).collect());
+    v.insert("rms_residual".into(), json!(fit.rms_residual));
     v.insert(
         "standard_errors".into(),
-        named(errors.iter().map(|e| json!(e)).collect()).into(),
+        named(fit.standard_errors.iter().map(|e| json!(e)).collect()).into(),
     );
-    v.insert("tau_upper_bound".into(), json!(tau_bound));
+    v.insert("tau_upper_bound".into(), json!(fit.tau_upper_bound));
     v.into()
 }
 

@@ -15,9 +15,7 @@
 //! started as the paper does: `k` without friction, then `sigma_max` with a
 //! vanishing `tau`, then `tau`.
 
-use super::{
-    dahl_path_stress, linear_least_squares, lm, read_csv, residual_chart, rms, scan_tau, tau_starts, tau_upper_bound,
-};
+use super::{DahlParams, Fit, linear_least_squares, lm, read_csv, residual_chart, rms, scan_tau, tau_starts};
 use crate::error::{Error, Result};
 use crate::plot::{Chart, Series};
 use std::path::Path;
@@ -25,43 +23,41 @@ use std::path::Path;
 /// The data file's header.
 pub const HEADER: [&str; 3] = ["step", "force_newton", "length_m"];
 
-/// Dahl stretch parameters: elastic stress `(k + k2 eps) eps` (N/m),
-/// friction `sigma_max = a + b eps` (N/m), time constant `tau` (strain).
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
-pub struct StretchParams {
-    pub k: f64,
-    pub k2: f64,
-    pub a: f64,
-    pub b: f64,
-    pub tau: f64,
+/// Green-Lagrange strain of a sample of `length` and `rest_length`:
+/// `((L / L0)^2 - 1) / 2`.
+pub fn green_strain(length: f64, rest_length: f64) -> f64 {
+    0.5 * ((length / rest_length).powi(2) - 1.0)
 }
 
-impl StretchParams {
-    /// The hanging force in equilibrium with strain `eps` on a path of
-    /// direction `s` from `anchor` (Eq. 5 with `f = 0`).
-    pub fn force(&self, rest_length: f64, eps: f64, s: f64, anchor: f64) -> f64 {
-        let length = rest_length * (1.0 + 2.0 * eps).sqrt();
-        let sigma = dahl_path_stress(self.a, self.b, self.tau, s, eps, anchor);
-        ((self.k + self.k2 * eps) * eps + sigma) * length
-    }
+/// The length at Green strain `eps` (the inverse of `green_strain`).
+pub fn length_at(eps: f64, rest_length: f64) -> f64 {
+    rest_length * (1.0 + 2.0 * eps).sqrt()
+}
+
+/// The hanging force in equilibrium with strain `eps` on a path of
+/// direction `s` from `anchor` (Eq. 5 with `f = 0`), for parameters `p`:
+/// elastic stress `(k + k2 eps) eps` and friction `a + b eps` in N/m, `tau`
+/// in strain units.
+pub fn force(p: &DahlParams, rest_length: f64, eps: f64, s: f64, anchor: f64) -> f64 {
+    p.stress(s, eps, anchor) * length_at(eps, rest_length)
 }
 
 /// Miguel 2013's fitted stretch parameters (warp; the paper's §4.2 table).
-pub const COTTON: StretchParams = StretchParams {
+pub const COTTON: DahlParams = DahlParams {
     k: 135.6,
     k2: 64.03,
     a: 2.22,
     b: 3.16,
     tau: 0.006,
 };
-pub const SPANDEX: StretchParams = StretchParams {
+pub const SPANDEX: DahlParams = DahlParams {
     k: 4.42,
     k2: 32.19,
     a: 0.40,
     b: 4.84,
     tau: 0.088,
 };
-pub const POLYESTER: StretchParams = StretchParams {
+pub const POLYESTER: DahlParams = DahlParams {
     k: 26.62,
     k2: 3.64,
     a: 2.10,
@@ -141,12 +137,16 @@ impl Paths {
 /// The samples of a measurement file `path` of a square of `rest_length`;
 /// the first measurement is the first loading path's anchor, not a sample.
 pub fn read(path: &Path, rest_length: f64) -> Result<Vec<Sample>> {
-    let rows = read_csv(path, &HEADER)?;
+    samples(path, &read_csv(path, &HEADER)?, rest_length)
+}
+
+/// The samples of the numbered rows `(step, force, length)` of file `path`.
+fn samples(path: &Path, rows: &[(usize, Vec<f64>)], rest_length: f64) -> Result<Vec<Sample>> {
     let bad = |message: String| Error::File {
         path: path.to_path_buf(),
         message,
     };
-    let strain = |length: f64| 0.5 * ((length / rest_length).powi(2) - 1.0);
+    let strain = |length: f64| green_strain(length, rest_length);
     let Some((first_line, first)) = rows.first() else {
         return Err(bad("no measurements".into()));
     };
@@ -192,34 +192,16 @@ pub fn read(path: &Path, rest_length: f64) -> Result<Vec<Sample>> {
     Ok(samples)
 }
 
-/// A finished fit: the parameters, each stage's estimate, and the force
-/// residual of every sample (N).
-#[derive(Clone, Debug)]
-pub struct StretchFit {
-    pub params: StretchParams,
-    /// Stage 1 (`k`, `k2`), stage 2 (`+ a, b`), stage 3 (`+ tau`).
-    pub stages: [StretchParams; 3],
-    pub residuals: Vec<f64>,
-    pub rms_residual: f64,
-    /// Standard errors of `(k, k2, a, b, tau)`; `None` where the data do
-    /// not determine the parameter at all.
-    pub standard_errors: [Option<f64>; 5],
-    /// `Some(bound)` when the data do not determine `tau`: every sample
-    /// lies more than 7 tau from its anchor, where the friction is
-    /// saturated whatever tau is, so they only say `tau < bound`.
-    pub tau_upper_bound: Option<f64>,
-}
-
 /// The force residuals `f_i` (Eq. 5) of `samples` under `p`.
-pub fn residuals(p: &StretchParams, rest_length: f64, samples: &[Sample]) -> Vec<f64> {
+pub fn residuals(p: &DahlParams, rest_length: f64, samples: &[Sample]) -> Vec<f64> {
     samples
         .iter()
-        .map(|s| s.force - p.force(rest_length, s.strain, s.direction, s.anchor))
+        .map(|s| s.force - force(p, rest_length, s.strain, s.direction, s.anchor))
         .collect()
 }
 
 /// Fits `(k, k2, a, b, tau)` to `samples` (Eq. 6) after the staged start.
-pub fn fit(samples: &[Sample], rest_length: f64) -> Result<StretchFit> {
+pub fn fit(samples: &[Sample], rest_length: f64) -> Result<Fit> {
     let unseparable = |what: &str| Error::Argument {
         arg: "DATA.csv".into(),
         message: format!("the measurements cannot separate {what}: load the sample to several different weights"),
@@ -231,7 +213,7 @@ pub fn fit(samples: &[Sample], rest_length: f64) -> Result<StretchFit> {
         .collect();
     let force: Vec<f64> = samples.iter().map(|s| s.force).collect();
     let k = linear_least_squares(&rows, &force).ok_or_else(|| unseparable("k from k2"))?;
-    let mut p = StretchParams {
+    let mut p = DahlParams {
         k: k[0],
         k2: k[1],
         a: 0.0,
@@ -253,11 +235,11 @@ pub fn fit(samples: &[Sample], rest_length: f64) -> Result<StretchFit> {
     let span = samples.iter().map(|s| s.strain).fold(f64::NEG_INFINITY, f64::max)
         - samples.iter().map(|s| s.strain).fold(f64::INFINITY, f64::min);
     let span = span.max(1e-9);
-    let stage2 = StretchParams { tau: 1e-6 * span, ..p };
+    let stage2 = DahlParams { tau: 1e-6 * span, ..p };
     // Stage 3: tau.
     let (lo, hi) = (1e-5 * span, span);
     p.tau = scan_tau(lo, hi, |tau| {
-        rms(&residuals(&StretchParams { tau, ..p }, rest_length, samples))
+        rms(&residuals(&DahlParams { tau, ..p }, rest_length, samples))
     });
     let stage3 = p;
     // All together, tau through its logarithm (it stays positive).
@@ -266,7 +248,7 @@ pub fn fit(samples: &[Sample], rest_length: f64) -> Result<StretchFit> {
         .map(|s| (s.force / s.length).abs())
         .fold(0.0, f64::max)
         .max(1e-9);
-    let unpack = |q: &[f64]| StretchParams {
+    let unpack = |q: &[f64]| DahlParams {
         k: q[0],
         k2: q[1],
         a: q[2],
@@ -283,25 +265,20 @@ pub fn fit(samples: &[Sample], rest_length: f64) -> Result<StretchFit> {
         &scale,
     );
     let params = unpack(&q);
-    let mut errors = lm::standard_errors(|q| residuals(&unpack(q), rest_length, samples), &q, &scale);
-    let bound = tau_upper_bound(samples.iter().map(|s| (s.strain - s.anchor).abs()), params.tau);
-    // tau was fitted through its logarithm: d tau = tau d ln(tau).
-    errors[4] = errors[4].filter(|_| bound.is_none()).map(|e| e * params.tau);
-    let residuals = residuals(&params, rest_length, samples);
-    Ok(StretchFit {
+    let e = lm::standard_errors(|q| residuals(&unpack(q), rest_length, samples), &q, &scale);
+    Ok(Fit::new(
         params,
-        stages: [stage1, stage2, stage3],
-        rms_residual: rms(&residuals),
-        residuals,
-        tau_upper_bound: bound,
-        standard_errors: [errors[0], errors[1], errors[2], errors[3], errors[4]],
-    })
+        [stage1, stage2, stage3],
+        residuals(&params, rest_length, samples),
+        [e[0], e[1], e[2], e[3], e[4]],
+        samples.iter().map(|s| (s.strain - s.anchor).abs()),
+    ))
 }
 
 /// Synthetic measurements: the lengths at which a sample with parameters
 /// `p` balances each of `loads` (N), on the paths `read` infers, the first
 /// at the rest length. Rows `(step, force, length)`.
-pub fn synthesize(p: &StretchParams, rest_length: f64, loads: &[f64]) -> Vec<[f64; 3]> {
+pub fn synthesize(p: &DahlParams, rest_length: f64, loads: &[f64]) -> Vec<[f64; 3]> {
     let Some(&first) = loads.first() else {
         return Vec::new();
     };
@@ -312,7 +289,7 @@ pub fn synthesize(p: &StretchParams, rest_length: f64, loads: &[f64]) -> Vec<[f6
         if let Ok(Some((s, anchor))) = paths.next(load, strain) {
             // The balance force grows with the strain along either path:
             // bisect between the anchor and a bracket on the path's side.
-            let balance = |eps: f64| p.force(rest_length, eps, s, anchor) - load;
+            let balance = |eps: f64| force(p, rest_length, eps, s, anchor) - load;
             let (mut lo, mut hi) = if s > 0.0 {
                 (anchor, anchor + 0.01)
             } else {
@@ -330,7 +307,7 @@ pub fn synthesize(p: &StretchParams, rest_length: f64, loads: &[f64]) -> Vec<[f6
             }
             strain = 0.5 * (lo + hi);
         }
-        out.push([i as f64, load, rest_length * (1.0 + 2.0 * strain).sqrt()]);
+        out.push([i as f64, load, length_at(strain, rest_length)]);
     }
     out
 }
@@ -344,15 +321,15 @@ pub fn protocol(heaviest: usize, repeats: usize) -> Vec<f64> {
 
 /// Force against length, measured and fitted (each path drawn from its
 /// anchor), and the residual of each measurement.
-pub fn charts(fit: &StretchFit, rest_length: f64, samples: &[Sample]) -> Vec<Chart> {
+pub fn charts(fit: &Fit, rest_length: f64, samples: &[Sample]) -> Vec<Chart> {
     let measured = samples.iter().map(|s| (s.length, s.force)).collect();
     let mut curve = Vec::new();
     for path in samples.chunk_by(|x, y| x.direction == y.direction && x.anchor == y.anchor) {
         let (from, to) = (path[0].anchor, path[path.len() - 1].strain);
         for j in 0..=40 {
             let eps = from + (to - from) * j as f64 / 40.0;
-            let force = fit.params.force(rest_length, eps, path[0].direction, from);
-            curve.push((rest_length * (1.0 + 2.0 * eps).sqrt(), force));
+            let f = force(&fit.params, rest_length, eps, path[0].direction, from);
+            curve.push((length_at(eps, rest_length), f));
         }
         curve.push((f64::NAN, f64::NAN));
     }
@@ -412,28 +389,18 @@ mod tests {
     fn noise_free_measurements_are_fitted_exactly() {
         // (Miguel's cotton: every measurement lies 1 to 15 tau from its anchor.)
         let p = COTTON;
-        let rows = synthesize(&p, 0.1, &protocol(6, 1));
-        let mut paths = Paths::start(rows[0][1], 0.0);
-        let strain = |l: f64| 0.5 * ((l / 0.1f64).powi(2) - 1.0);
-        let samples: Vec<Sample> = rows
-            .windows(2)
-            .filter_map(|w| {
-                let (direction, anchor) = paths.next(w[1][1], strain(w[0][2])).unwrap()?;
-                Some(Sample {
-                    step: w[1][0],
-                    force: w[1][1],
-                    length: w[1][2],
-                    strain: strain(w[1][2]),
-                    direction,
-                    anchor,
-                })
-            })
+        let rows: Vec<(usize, Vec<f64>)> = synthesize(&p, 0.1, &protocol(6, 1))
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| (i + 2, r.to_vec()))
             .collect();
+        let samples = samples(Path::new("(synthetic)"), &rows, 0.1).unwrap();
         let r = residuals(&p, 0.1, &samples);
         assert!(rms(&r) < 1e-9, "{r:?}");
         let f = fit(&samples, 0.1).unwrap();
-        println!("{:?}", f.params);
-        assert!((f.params.b - p.b).abs() < 1e-3 * p.b, "{:?}", f.params);
+        for (got, want) in f.params.values().into_iter().zip(p.values()) {
+            assert!((got - want).abs() < 1e-3 * want, "{:?}", f.params);
+        }
     }
 
     #[test]
