@@ -4,7 +4,7 @@
 use crate::collide::{ObstacleStep, SdfGrid};
 use crate::error::Result;
 use crate::measure::{Channels, Measures};
-use crate::scene::{SelfCollision, SolverSettings};
+use crate::scene::{SelfCollision, SolverSettings, StrainLimit};
 use glam::DVec3;
 use std::sync::Arc;
 
@@ -24,6 +24,9 @@ pub struct StepInput<'a> {
     pub grids: &'a [Arc<SdfGrid>],
     pub obstacles: &'a [ObstacleStep],
     pub self_collision: SelfCollision,
+    /// Bridson 2003 §3 strain limiting, applied after the solve and before
+    /// the obstacle response; `None`: off.
+    pub strain_limit: Option<StrainLimit>,
 }
 
 /// What a step reports back.

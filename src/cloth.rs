@@ -28,6 +28,9 @@ pub struct Cloth {
     pub damping: f64,
     pub face_rest: Vec<MembraneRest>,
     pub hinge_rest: Vec<HingeRest>,
+    /// Rest length of each edge of `topology.edges` (in material
+    /// coordinates; strain limiting keeps edges near it).
+    pub edge_rest: Vec<f64>,
     /// Lumped vertex masses `rho * sum(A_f) / 3`.
     pub mass: Vec<f64>,
     /// The shape-function gradient `beta` of each vertex-face incidence, in
@@ -74,6 +77,18 @@ impl Cloth {
                 }
             })
             .collect();
+        // Each edge's rest length from the first face (in face order) that has it.
+        let mut edge_rest = vec![f64::NAN; topology.edges.len()];
+        for (face, rest) in mesh.faces.iter().zip(&face_rest) {
+            for k in 0..3 {
+                let (a, b) = (face[k], face[(k + 1) % 3]);
+                if let Ok(e) = topology.edges.binary_search(&[a.min(b), a.max(b)])
+                    && edge_rest[e].is_nan()
+                {
+                    edge_rest[e] = rest.edge_len[k];
+                }
+            }
+        }
         let mut mass = vec![0.0; mesh.positions.len()];
         for (face, rest) in mesh.faces.iter().zip(&face_rest) {
             for &v in face {
@@ -95,6 +110,7 @@ impl Cloth {
             damping,
             face_rest,
             hinge_rest,
+            edge_rest,
             mass,
         })
     }
@@ -136,6 +152,14 @@ mod tests {
         let total: f64 = cloth.mass.iter().sum();
         assert!((total - 0.06 * 0.1).abs() < 1e-15);
         assert!(cloth.hinge_rest.iter().all(|h| h.theta == 0.0 && h.factor > 0.0));
+        // 5 x 4 quads of 0.1 x 0.05: edges of 0.1, 0.05 and diagonals.
+        let diagonal = (0.1f64.powi(2) + 0.05f64.powi(2)).sqrt();
+        assert!(
+            cloth
+                .edge_rest
+                .iter()
+                .all(|&l| [0.1, 0.05, diagonal].iter().any(|d| (l - d).abs() < 1e-12))
+        );
     }
 
     #[test]

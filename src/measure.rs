@@ -30,6 +30,10 @@ pub struct Measures {
     pub mean_abs_plastic_in_plane: f64,
     /// Largest distance of a vertex from its initial position, m.
     pub max_displacement: f64,
+    /// Largest and smallest edge strain `|x_b - x_a| / rest - 1` (the
+    /// quantity strain limiting bounds).
+    pub max_edge_strain: f64,
+    pub min_edge_strain: f64,
 }
 
 /// Counts over the channels of one family whose models are on.
@@ -114,6 +118,7 @@ pub fn measure(cloth: &Cloth, x: &[DVec3], v: &[DVec3], ch: &Channels) -> Measur
         .zip(&cloth.mesh.positions)
         .map(|(p, q)| (*p - *q).length())
         .fold(0.0, f64::max);
+    (out.min_edge_strain, out.max_edge_strain) = edge_strain_range(cloth, x);
 
     let bending = Tally::of(ch.hinges.iter(), &m.bending_models);
     let in_plane = Tally::of(ch.faces.iter().flatten(), &m.in_plane_models);
@@ -129,6 +134,17 @@ pub fn measure(cloth: &Cloth, x: &[DVec3], v: &[DVec3], ch: &Channels) -> Measur
         bending.plastic + in_plane.plastic,
     );
     out
+}
+
+/// The smallest and largest edge strain of the cloth at `x`.
+pub fn edge_strain_range(cloth: &Cloth, x: &[DVec3]) -> (f64, f64) {
+    cloth
+        .topology
+        .edges
+        .iter()
+        .zip(&cloth.edge_rest)
+        .map(|(&[a, b], &l)| (x[b as usize] - x[a as usize]).length() / l - 1.0)
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), s| (lo.min(s), hi.max(s)))
 }
 
 /// Every element's corner forces: faces (`-(beta_a.x AP_u + beta_a.y AP_v)`,

@@ -44,7 +44,8 @@ fn run_writes_frames_metrics_and_summary() {
         lines[0],
         "time,phase,kinetic_energy,membrane_energy,bending_energy,mean_abs_bend,max_abs_bend,cg_iterations,\
          cg_residual,ms_per_step,material_time,region_mean_abs_bend,region_max_abs_bend,slip_fraction,\
-         yield_fraction,mean_abs_plastic_bend,max_abs_plastic_bend,mean_abs_plastic_in_plane,max_displacement,contacts,\
+         yield_fraction,mean_abs_plastic_bend,max_abs_plastic_bend,mean_abs_plastic_in_plane,max_displacement,\
+         max_edge_strain,min_edge_strain,contacts,\
          penetration,proximity_pairs,force_top,torque_top"
     );
     let summary: serde_json::Value =

@@ -200,3 +200,18 @@ fn bad_self_collision_settings() {
     let e = error_of(&base(), &["self_collision.radius=1"]);
     assert!(e.contains("self_collision") && e.contains("radius"), "{e}");
 }
+
+#[test]
+fn bad_strain_limits() {
+    for (set, field) in [
+        ("strain_limit={\"extension\": 0}", "strain_limit.extension"),
+        ("strain_limit={\"extension\": NaN}", "strain_limit"),
+        ("strain_limit={\"compression\": 1}", "strain_limit.compression"),
+        ("strain_limit={\"compression\": -0.1}", "strain_limit.compression"),
+        ("strain_limit={\"iterations\": 0}", "strain_limit.iterations"),
+        ("strain_limit={\"stretch\": 0.1}", "stretch"),
+    ] {
+        let e = error_of(&base(), &[set]);
+        assert!(e.contains("test.json") && e.contains(field), "{set}: {e}");
+    }
+}

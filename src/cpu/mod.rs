@@ -25,6 +25,7 @@ mod membrane;
 mod pcg;
 mod reduce;
 mod repulsion;
+mod strain_limit;
 
 pub use repulsion::CORRECTION_ITERATIONS;
 
@@ -232,10 +233,14 @@ impl CpuBackend {
         // the cloth pulls on the handle with the opposite.
         op.apply(&mut self.scratch, &self.dv, &mut self.work);
         let reactions = integrate::reactions(input.pinned, &self.rhs, &self.work, h);
+        integrate::advance_velocity(&mut self.v, &self.dv);
+        // Strain limiting counts in the solve's time (it finishes v^{n+1}).
+        if let Some(limit) = &input.strain_limit {
+            strain_limit::limit(&cloth, limit, h, &self.x, &mut self.v, &self.free);
+        }
         let solve_ms = t1.elapsed().as_secs_f64() * 1e3;
 
         let t2 = Instant::now();
-        integrate::advance_velocity(&mut self.v, &self.dv);
         collide::respond(
             input.grids,
             input.obstacles,

@@ -5,8 +5,8 @@
 
 use super::context::{GpuContext, Module};
 use super::layout::{
-    Displacement, FaceLin, FaceRest, HingeHalf, HingeRest, ObstacleGpu, PackedChannel, PairGpu, Params, ProductMode,
-    RepulsionParams, Scalars, SdfInfo,
+    Displacement, FaceLin, FaceRest, HingeHalf, HingeRest, LimitEdge, LimitParams, ObstacleGpu, PackedChannel, PairGpu,
+    Params, ProductMode, RepulsionParams, Scalars, SdfInfo,
 };
 use crate::backend::{Backend, BackendState, StepInput, StepReport};
 use crate::cloth::Cloth;
@@ -16,7 +16,7 @@ use crate::cpu::CORRECTION_ITERATIONS;
 use crate::cpu::Scales;
 use crate::error::{Error, Result};
 use crate::measure::Channels;
-use crate::scene::SelfCollision;
+use crate::scene::{SelfCollision, StrainLimit};
 use bytemuck::{Pod, Zeroable};
 use glam::DVec3;
 use std::sync::Arc;
@@ -124,6 +124,15 @@ struct Repulsion {
     bytes: u64,
 }
 
+/// The strain-limiting kernels and the edges they sweep, built when a step
+/// first limits strain.
+struct Limiter {
+    params: wgpu::Buffer,
+    edge_request: Kernel,
+    apply_requests: Kernel,
+    bytes: u64,
+}
+
 /// Product modes, the index into `Repulsion::gather`.
 const RHS: usize = 0;
 const PLAIN: usize = 1;
@@ -161,6 +170,7 @@ pub struct GpuBackend {
     /// Product modes: `S v`, plain `A p`, filtered `A p`.
     modes: [wgpu::Buffer; 3],
     repulsion: Option<Repulsion>,
+    limiter: Option<Limiter>,
     /// Workgroups per dispatch row (see [`dispatch`]).
     row: u32,
     /// Bytes of every buffer allocated on the device.
@@ -553,6 +563,7 @@ impl GpuBackend {
             partial,
             modes: [mode_rhs, mode_plain, mode_pcg],
             repulsion: None,
+            limiter: None,
             row,
         })
     }
@@ -689,6 +700,71 @@ impl GpuBackend {
         ctx.check()
     }
 
+    /// Builds the strain-limiting kernels on first use and uploads the
+    /// step's limits.
+    fn prepare_limiter(&mut self, limit: &StrainLimit) -> Result<()> {
+        let ctx = &self.ctx;
+        let topo = &self.cloth.topology;
+        let ne = topo.edges.len();
+        if self.limiter.is_none() {
+            let rest = &self.cloth.mesh.positions;
+            let edges: Vec<LimitEdge> = topo
+                .edges
+                .iter()
+                .zip(&self.cloth.edge_rest)
+                .map(|(&[a, b], &l)| {
+                    let d = rest[b as usize] - rest[a as usize];
+                    LimitEdge {
+                        ends: [a, b, 0, 0],
+                        rest: [d.x as f32, d.y as f32, d.z as f32, l as f32],
+                    }
+                })
+                .collect();
+            let entries: Vec<[u32; 2]> = topo.vertex_edges.entries.iter().map(|&(e, end)| [e, end]).collect();
+            let params = uniform(ctx, "limit_params", &LimitParams::zeroed());
+            let edges = storage(ctx, "limit_edges", &edges)?;
+            let offsets = storage(ctx, "edge_offsets", &topo.vertex_edges.offsets)?;
+            let entries = storage(ctx, "edge_entries", &entries)?;
+            let request = zeroed::<[f32; 4]>(ctx, "limit_request", ne)?;
+            let module = Module::new(ctx, "strain_limit")?;
+            let buffers = [
+                ("params", &self.params),
+                ("limits", &params),
+                ("edges", &edges),
+                ("edge_offsets", &offsets),
+                ("edge_entries", &entries),
+                ("x", &self.x),
+                ("v", &self.v),
+                ("mass", &self.mass),
+                ("is_free", &self.free),
+                ("request", &request),
+            ];
+            let n = self.cloth.vertex_count();
+            self.limiter = Some(Limiter {
+                edge_request: Kernel::new(ctx, &module, "edge_request", ne, self.row, &buffers)?,
+                apply_requests: Kernel::new(ctx, &module, "apply_requests", n, self.row, &buffers)?,
+                bytes: [&params, &edges, &offsets, &entries, &request]
+                    .iter()
+                    .map(|b| b.size())
+                    .sum(),
+                params,
+            });
+        }
+        if let Some(l) = &self.limiter {
+            let p = LimitParams {
+                counts: [ne as u32, 0, 0, 0],
+                bounds: [
+                    (1.0 - limit.compression) as f32,
+                    (1.0 + limit.extension) as f32,
+                    0.0,
+                    0.0,
+                ],
+            };
+            ctx.queue.write_buffer(&l.params, 0, bytemuck::bytes_of(&p));
+        }
+        ctx.check()
+    }
+
     /// The buffers that carry state from step to step, by name.
     fn state_buffers(&self) -> Vec<(&'static str, &wgpu::Buffer)> {
         vec![
@@ -713,6 +789,7 @@ impl GpuBackend {
         self.device_bytes
             + self.collide.as_ref().map_or(0, |c| c.bytes)
             + self.repulsion.as_ref().map_or(0, |r| r.bytes)
+            + self.limiter.as_ref().map_or(0, |l| l.bytes)
     }
 
     fn submit(&self, label: &str, record: impl FnOnce(&mut wgpu::CommandEncoder)) -> Result<()> {
@@ -862,6 +939,9 @@ impl GpuBackend {
             self.prepare_repulsion(&prox, &sc, input.dt, !obstacles.is_empty())?;
         }
         let proximity_ms = t_prox.elapsed().as_secs_f64() * 1e3;
+        if let Some(limit) = &input.strain_limit {
+            self.prepare_limiter(limit)?;
+        }
         let scales = Scales::new(input.dt, input.material_dt, self.cloth.damping);
         let q = &self.ctx.queue;
         q.write_buffer(
@@ -964,6 +1044,7 @@ impl GpuBackend {
                 s.iterations, s.pq
             )));
         }
+        let limiter = self.limiter.as_ref().zip(input.strain_limit.as_ref());
         self.submit("finish", |e| {
             let mut pass = Self::pass(e, "reactions");
             k.zero_free.record(&mut pass);
@@ -973,7 +1054,16 @@ impl GpuBackend {
             product(&mut pass, PLAIN);
             k.reactions.record(&mut pass);
             k.advance_velocity.record(&mut pass);
+            if let Some((l, limit)) = limiter {
+                for _ in 0..limit.iterations {
+                    l.edge_request.record(&mut pass);
+                    l.apply_requests.record(&mut pass);
+                }
+            }
         })?;
+        if let Some((_, limit)) = limiter {
+            dispatches += 2 * limit.iterations as u64;
+        }
         let all = self.read_vec3(&self.reaction)?;
         let reactions = input.pinned.iter().map(|&i| all[i as usize]).collect();
         let solve_ms = t1.elapsed().as_secs_f64() * 1e3;

@@ -183,6 +183,24 @@ pub struct RepulsionParams {
     pub coef: [f32; 4],
 }
 
+/// `LimitEdge` of shaders/strain_limit.wgsl: an edge's ends, and its
+/// vector at the rest positions with its rest length.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct LimitEdge {
+    pub ends: [u32; 4],
+    pub rest: [f32; 4],
+}
+
+/// `LimitParams` of shaders/strain_limit.wgsl: the edge count; the bounds
+/// `1 - compression`, `1 + extension` on length over rest length.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct LimitParams {
+    pub counts: [u32; 4],
+    pub bounds: [f32; 4],
+}
+
 /// WGSL `ProductMode`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]

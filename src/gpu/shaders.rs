@@ -26,6 +26,7 @@ pub const KERNELS: &[(&str, &str, &[&str])] = &[
     ("integrate", include_str!("../../shaders/integrate.wgsl"), &[]),
     ("collide", include_str!("../../shaders/collide.wgsl"), &[]),
     ("repulsion", include_str!("../../shaders/repulsion.wgsl"), &[]),
+    ("strain_limit", include_str!("../../shaders/strain_limit.wgsl"), &[]),
     ("copy", include_str!("../../shaders/copy.wgsl"), &[]),
 ];
 
@@ -80,6 +81,7 @@ mod tests {
         use crate::gpu::layout::*;
         let hessian = validate("hessian").unwrap();
         let collide = validate("collide").unwrap();
+        let strain_limit = validate("strain_limit").unwrap();
         let check_in = |module: &naga::Module, name: &str, size: usize, offsets: &[(&str, usize)]| {
             let mut layouter = naga::proc::Layouter::default();
             layouter.update(module.to_ctx()).unwrap();
@@ -163,6 +165,18 @@ mod tests {
             "ObstacleGpu",
             size_of::<ObstacleGpu>(),
             off!(ObstacleGpu, start_rot, start_trans, end_rot, end_trans, contact, grid),
+        );
+        check_in(
+            &strain_limit,
+            "LimitEdge",
+            size_of::<LimitEdge>(),
+            off!(LimitEdge, ends, rest),
+        );
+        check_in(
+            &strain_limit,
+            "LimitParams",
+            size_of::<LimitParams>(),
+            off!(LimitParams, counts, bounds),
         );
     }
 }

@@ -66,6 +66,8 @@ pub struct Topology {
     pub vertex_faces: Csr,
     /// Vertex -> (hinge, position in `Hinge::v`).
     pub vertex_hinges: Csr,
+    /// Vertex -> (edge, 0 at its `lo` end or 1 at its `hi` end).
+    pub vertex_edges: Csr,
 }
 
 impl Topology {
@@ -157,12 +159,20 @@ impl Topology {
                 .enumerate()
                 .flat_map(|(h, hinge)| (0..4).map(move |k| (hinge.v[k], h as u32, k as u32))),
         );
+        let vertex_edges = Csr::build(
+            n,
+            edges
+                .iter()
+                .enumerate()
+                .flat_map(|(e, edge)| (0..2).map(move |k| (edge[k], e as u32, k as u32))),
+        );
         Ok(Topology {
             edges,
             hinges,
             boundary_edges,
             vertex_faces,
             vertex_hinges,
+            vertex_edges,
         })
     }
 }
@@ -188,6 +198,13 @@ mod tests {
         );
         assert_eq!(t.boundary_edges.len(), 10);
         assert_eq!(t.hinges.len(), t.edges.len() - 10);
+        // Each edge appears in the rows of both its ends.
+        assert_eq!(t.vertex_edges.entries.len(), 2 * t.edges.len());
+        for v in 0..m.positions.len() {
+            for &(e, end) in t.vertex_edges.row(v) {
+                assert_eq!(t.edges[e as usize][end as usize] as usize, v);
+            }
+        }
         for h in &t.hinges {
             let fa = m.faces[h.faces[0] as usize];
             assert!(fa.contains(&h.v[2]) && fa.contains(&h.v[0]) && fa.contains(&h.v[1]));

@@ -71,6 +71,8 @@ impl MetricsRow {
             ("max_abs_plastic_bend".into(), json!(m.max_abs_plastic_bend)),
             ("mean_abs_plastic_in_plane".into(), json!(m.mean_abs_plastic_in_plane)),
             ("max_displacement".into(), json!(m.max_displacement)),
+            ("max_edge_strain".into(), json!(m.max_edge_strain)),
+            ("min_edge_strain".into(), json!(m.min_edge_strain)),
             ("contacts".into(), json!(self.contact.contacts)),
             ("penetration".into(), json!(self.contact.penetration)),
             ("proximity_pairs".into(), json!(self.proximity_pairs)),

@@ -2,7 +2,9 @@
 //! [`Scene`]: defaults filled, mesh built, handles selected, phases counted in
 //! steps. Every error names the scene, the field and what to do.
 
-use super::schema::{Action, MeshSpec, ObstacleAction, Plane, SceneFile, Selector, SelfCollision, SolverSettings};
+use super::schema::{
+    Action, MeshSpec, ObstacleAction, Plane, SceneFile, Selector, SelfCollision, SolverSettings, StrainLimit,
+};
 use crate::cloth::Cloth;
 use crate::collide::Obstacle;
 use crate::error::{Error, Result};
@@ -57,6 +59,7 @@ pub struct Scene {
     pub gravity: DVec3,
     pub solver: SolverSettings,
     pub self_collision: SelfCollision,
+    pub strain_limit: Option<StrainLimit>,
     pub cloth: std::sync::Arc<Cloth>,
     pub handles: Vec<Handle>,
     pub obstacles: Vec<Obstacle>,
@@ -117,6 +120,26 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
             "self_collision.friction",
             format!("must be a non-negative number, got {}", sc.friction),
         ));
+    }
+    if let Some(l) = f.strain_limit {
+        if !(l.extension.is_finite() && l.extension > 0.0) {
+            return Err(err(
+                "strain_limit.extension",
+                format!(
+                    "must be a positive fraction of the rest length (0.1 = 10%), got {}",
+                    l.extension
+                ),
+            ));
+        }
+        if !(l.compression.is_finite() && (0.0..1.0).contains(&l.compression)) {
+            return Err(err(
+                "strain_limit.compression",
+                format!("must be a fraction in [0, 1) of the rest length, got {}", l.compression),
+            ));
+        }
+        if l.iterations == 0 {
+            return Err(err("strain_limit.iterations", "must be at least 1".into()));
+        }
     }
 
     let mesh = build_mesh(label, &f.cloth.mesh, base)?;
@@ -298,6 +321,7 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
         gravity,
         solver: f.solver,
         self_collision: f.self_collision,
+        strain_limit: f.strain_limit,
         cloth: std::sync::Arc::new(cloth),
         handles,
         obstacles,

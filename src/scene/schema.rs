@@ -20,6 +20,9 @@ pub struct SceneFile {
     pub solver: SolverSettings,
     #[serde(default)]
     pub self_collision: SelfCollision,
+    /// Bridson et al. 2003 §3 strain limiting; absent: off.
+    #[serde(default)]
+    pub strain_limit: Option<StrainLimit>,
     pub cloth: ClothSpec,
     #[serde(default)]
     pub handles: BTreeMap<String, HandleSpec>,
@@ -112,6 +115,32 @@ impl Default for SelfCollision {
             friction: default_self_friction(),
         }
     }
+}
+
+/// Strain limiting (Bridson, Marino & Fedkiw 2003 §3; `cpu/strain_limit.rs`
+/// and its twin `shaders/strain_limit.wgsl`): before the position update,
+/// velocities are adjusted so that every edge ends the step within
+/// `[1 - compression, 1 + extension]` times its rest length.
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct StrainLimit {
+    /// Largest extension, a fraction of the rest length (the paper: 10%).
+    #[serde(default = "default_extension")]
+    pub extension: f64,
+    /// Largest compression, a fraction of the rest length (the paper: 0%,
+    /// which makes cloth buckle out of plane instead of compressing).
+    #[serde(default)]
+    pub compression: f64,
+    /// Jacobi sweeps over the edges per step.
+    #[serde(default = "default_limit_iterations")]
+    pub iterations: usize,
+}
+
+fn default_extension() -> f64 {
+    0.1
+}
+fn default_limit_iterations() -> usize {
+    32
 }
 
 #[derive(Deserialize, Debug)]

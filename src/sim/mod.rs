@@ -201,6 +201,7 @@ impl Simulation {
             grids: &self.grids,
             obstacles: &self.active,
             self_collision: self.scene.self_collision,
+            strain_limit: self.scene.strain_limit,
         })?;
         // A solve that ends worse than its start has diverged: the state
         // blew up (the backends catch non-finite values themselves).

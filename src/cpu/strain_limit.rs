@@ -1,0 +1,178 @@
+//! Strain limiting (Bridson, Marino & Fedkiw 2003 §3; GPU twin:
+//! shaders/strain_limit.wgsl). After the solve, before the position update,
+//! the velocities are changed so that every edge, moved by `x + h v`, ends
+//! within `[1 - compression, 1 + extension]` of its rest length: the paper's
+//! "modify v^{n+1/2} in place to limit strain", with springs limited to 10%
+//! extension (fabric's biphasic stiffness) and 0% compression (which makes
+//! cloth buckle out of plane instead of shrinking in it).
+//!
+//! Each sweep is Jacobi, so both backends do the same arithmetic in the
+//! same order: every edge past a limit asks for the relative velocity change
+//! that lands it exactly on the limit, shared between its ends by inverse
+//! mass (pinned vertices take none); each vertex then takes the mean of its
+//! edges' requests. A few sweeps settle a patch; a long chain of over-
+//! stretched edges needs more (`iterations`).
+
+use crate::cloth::Cloth;
+use crate::scene::StrainLimit;
+use glam::DVec3;
+use rayon::prelude::*;
+
+/// One edge's request: the velocity change of its `lo` end per unit of the
+/// end's inverse mass (`hi` takes the opposite), and whether it acts.
+type Request = (DVec3, bool);
+
+/// The request of the edge `lo -> hi` (rest length `rest`) whose ends move
+/// to `pa`, `pb` at the step's end, with inverse masses `wa`, `wb`.
+fn request(limit: &StrainLimit, rest: f64, pa: DVec3, pb: DVec3, wa: f64, wb: f64, h: f64) -> Request {
+    let d = pb - pa;
+    let l = d.length();
+    let target = l.clamp((1.0 - limit.compression) * rest, (1.0 + limit.extension) * rest);
+    if target == l || l == 0.0 || wa + wb == 0.0 {
+        return (DVec3::ZERO, false);
+    }
+    // lo moves by wa/(wa+wb) (l - target) d/l and hi by the opposite
+    // share, over the step h.
+    (d * ((l - target) / (l * h * (wa + wb))), true)
+}
+
+/// Limits the strain of every edge of `cloth` at `x + h v` by changing `v`;
+/// `free[i]` is false for pinned vertices. Returns how many edges were past
+/// a limit before the first sweep.
+pub fn limit(cloth: &Cloth, limit: &StrainLimit, h: f64, x: &[DVec3], v: &mut [DVec3], free: &[bool]) -> usize {
+    let edges = &cloth.topology.edges;
+    let weight = |i: usize| if free[i] { 1.0 / cloth.mass[i] } else { 0.0 };
+    let mut requests: Vec<Request> = vec![(DVec3::ZERO, false); edges.len()];
+    let mut first = 0;
+    for sweep in 0..limit.iterations {
+        requests
+            .par_iter_mut()
+            .zip(edges.par_iter().zip(&cloth.edge_rest))
+            .for_each(|(out, (&[a, b], &rest))| {
+                let (a, b) = (a as usize, b as usize);
+                *out = request(limit, rest, x[a] + v[a] * h, x[b] + v[b] * h, weight(a), weight(b), h);
+            });
+        if sweep == 0 {
+            first = requests.iter().filter(|r| r.1).count();
+            if first == 0 {
+                return 0;
+            }
+        }
+        let vertex_edges = &cloth.topology.vertex_edges;
+        v.par_iter_mut().with_min_len(256).enumerate().for_each(|(i, vi)| {
+            let (mut sum, mut count) = (DVec3::ZERO, 0u32);
+            for &(e, end) in vertex_edges.row(i) {
+                let (j, acting) = requests[e as usize];
+                if acting {
+                    sum += if end == 0 { j } else { -j };
+                    count += 1;
+                }
+            }
+            if count > 0 {
+                *vi += sum * (weight(i) / count as f64);
+            }
+        });
+    }
+    first
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mesh::{Pattern, grid};
+    use crate::model::material::preset;
+
+    fn strains(cloth: &Cloth, x: &[DVec3]) -> Vec<f64> {
+        cloth
+            .topology
+            .edges
+            .iter()
+            .zip(&cloth.edge_rest)
+            .map(|(&[a, b], &l)| (x[b as usize] - x[a as usize]).length() / l - 1.0)
+            .collect()
+    }
+
+    /// One edge's request lands it exactly on the limit it passed,
+    /// shared by inverse mass, along the edge.
+    #[test]
+    fn a_request_lands_its_edge_on_the_limit() {
+        let l = StrainLimit {
+            extension: 0.1,
+            compression: 0.05,
+            iterations: 1,
+        };
+        let (h, rest) = (0.01, 0.1);
+        let pa = DVec3::new(0.0, 0.0, 0.0);
+        for (pb, (wa, wb), wanted) in [
+            (DVec3::new(0.13, 0.0, 0.0), (0.0, 2.0), 0.11),
+            (DVec3::new(0.0, 0.12, 0.09), (1.0, 3.0), 0.11),
+            (DVec3::new(0.05, 0.05, 0.0), (2.0, 2.0), 0.095),
+        ] {
+            let (j, acting) = request(&l, rest, pa, pb, wa, wb, h);
+            assert!(acting);
+            // The ends move by +wa j h and -wb j h.
+            let (qa, qb) = (pa + j * (wa * h), pb - j * (wb * h));
+            assert!(((qb - qa).length() - wanted).abs() < 1e-15, "{}", (qb - qa).length());
+            assert!((qa - pa).cross(pb - pa).length() < 1e-15);
+            // Shares by inverse mass: |moves| in the ratio wa : wb.
+            assert!(((qa - pa).length() * wb - (qb - pb).length() * wa).abs() < 1e-15);
+        }
+        // Inside the limits, or with both ends pinned: no request.
+        assert!(!request(&l, rest, pa, DVec3::new(0.104, 0.0, 0.0), 1.0, 1.0, h).1);
+        assert!(!request(&l, rest, pa, DVec3::new(0.2, 0.0, 0.0), 0.0, 0.0, h).1);
+    }
+
+    /// A sheet torn apart and crushed at random: enough sweeps bring every
+    /// edge inside the limits.
+    #[test]
+    fn sweeps_bring_every_edge_within_the_limits() {
+        let mesh = grid(0.2, 0.2, 8, 8, Pattern::Alternating, DVec3::ZERO, (DVec3::X, DVec3::Y));
+        let cloth = Cloth::new(mesh, preset("cotton").unwrap(), 0.0, DVec3::X).unwrap();
+        let h = 0.002;
+        let x = cloth.mesh.positions.clone();
+        let mut seed = 7u64;
+        let mut random = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+        };
+        // Velocities that would move vertices by up to half an edge.
+        let mut v: Vec<DVec3> = x
+            .iter()
+            .map(|_| DVec3::new(random(), random(), random()) * (0.025 / h))
+            .collect();
+        let free = vec![true; x.len()];
+        let l = StrainLimit {
+            extension: 0.1,
+            compression: 0.05,
+            iterations: 400,
+        };
+        let before: Vec<f64> = strains(&cloth, &x.iter().zip(&v).map(|(x, v)| *x + *v * h).collect::<Vec<_>>());
+        assert!(before.iter().any(|&s| s > 0.3) && before.iter().any(|&s| s < -0.3));
+        let acting = limit(&cloth, &l, h, &x, &mut v, &free);
+        assert!(acting > 0);
+        let after = strains(&cloth, &x.iter().zip(&v).map(|(x, v)| *x + *v * h).collect::<Vec<_>>());
+        let (lo, hi) = after
+            .iter()
+            .fold((0.0f64, 0.0f64), |(lo, hi), &s| (lo.min(s), hi.max(s)));
+        assert!(hi < 0.1 + 1e-3 && lo > -0.05 - 1e-3, "strains after: [{lo}, {hi}]");
+    }
+
+    /// Within the limits nothing changes, bit for bit.
+    #[test]
+    fn edges_within_the_limits_are_left_alone() {
+        let mesh = grid(0.3, 0.1, 3, 1, Pattern::Regular, DVec3::ZERO, (DVec3::X, DVec3::Y));
+        let cloth = Cloth::new(mesh, preset("cotton").unwrap(), 0.0, DVec3::X).unwrap();
+        let h = 0.01;
+        let x = cloth.mesh.positions.clone();
+        // A rigid translation and a 5% uniform stretch along x.
+        let mut v: Vec<DVec3> = x.iter().map(|p| DVec3::new(0.3 + 0.05 * p.x / h, -0.2, 0.1)).collect();
+        let before = v.clone();
+        let l = StrainLimit {
+            extension: 0.1,
+            compression: 0.01,
+            iterations: 4,
+        };
+        assert_eq!(limit(&cloth, &l, h, &x, &mut v, &vec![true; x.len()]), 0);
+        assert_eq!(v, before);
+    }
+}
