@@ -1,8 +1,11 @@
 // Per-hinge kernel (CPU twin: src/cpu/bending.rs): dihedral angle and bending
 // mode at the step's start positions (model/bending.rs), the bending
 // channel's friction/plastic update, the hinge force coefficient
-// -s_e (k_b (strain - eps_p) + friction stress) and its system coefficient
-// s_e (elastic k_b + friction k_f + damping D) (MODEL.md "Bending").
+// -(m + s_e friction stress) and its system coefficient
+// elastic dm/dtheta + s_e (friction k_f + damping D) + damping k_d |E|, where
+// m is the discrete shell's k_b s_e (strain - eps_p) (MODEL.md "Bending") or
+// Bridson 2003 §4's 4 k_b s (sin(theta/2) - sin(theta_bar/2)) with
+// s = 2 |E|^2 / (|N1| + |N2|) now (model/bending.rs `elastic`).
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> hinges: array<vec4<u32>>;
@@ -57,8 +60,21 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g
                            strain, rate, kb, params.step.x, params.step.y);
     channels[i] = pack_channel(state);
     let factor = rest.a2.w;
-    let force = -factor * (kb * (strain - c.eps_p) + c.stress);
-    let coef = factor * (params.scales.x * kb + params.scales.y * c.stiffness + params.scales.z * c.damping);
+    var elastic = factor * kb * (strain - c.eps_p);
+    var stiffness = factor * kb;
+    if (params.counts.w == 1u) {
+        // Bridson: sin(theta/2) - sin(theta_bar/2) as a product, so that a
+        // small bend keeps its digits.
+        let s = 2.0 * e2 / (length(na) + length(nb));
+        let theta_rest = atan2(rest.e.w, rest3.w);
+        let mean = (2.0 * theta_rest + strain + c.eps_p) * 0.25;
+        elastic = 4.0 * kb * s * cos(mean) * sin((strain - c.eps_p) * 0.25);
+        stiffness = kb * s * max(cos((theta_rest + strain) * 0.5), 0.0);
+    }
+    let force = -(elastic + factor * c.stress);
+    let coef = params.scales.x * stiffness
+        + factor * (params.scales.y * c.stiffness + params.scales.z * c.damping)
+        + params.scales.z * params.step.w * len;
     lin_a[i] = HingeHalf(vec4<f32>(g0, force), vec4<f32>(g1, coef));
     lin_b[i] = HingeHalf(vec4<f32>(g2, 0.0), vec4<f32>(g3, 0.0));
 }

@@ -2,7 +2,7 @@
 //! the same way for every backend (a GPU backend reads its state back).
 
 use crate::cloth::Cloth;
-use crate::model::bending::dihedral;
+use crate::model::bending::{BendingModel, bridson_factor, dihedral, energy};
 use crate::model::channel::{ChannelState, FrictionModel, Models, PlasticModel};
 use glam::DVec3;
 
@@ -99,9 +99,17 @@ pub fn measure(cloth: &Cloth, x: &[DVec3], v: &[DVec3], ch: &Channels) -> Measur
         .zip(&cloth.hinge_rest)
         .map(|(h, rest)| dihedral(h.v.map(|i| x[i as usize])) - rest.theta)
         .collect();
-    for ((d, rest), c) in bends.iter().zip(&cloth.hinge_rest).zip(&ch.hinges) {
-        let e = d - c.plastic.eps_p;
-        out.bending_energy += 0.5 * m.bending * rest.factor * e * e;
+    for (((d, rest), c), h) in bends
+        .iter()
+        .zip(&cloth.hinge_rest)
+        .zip(&ch.hinges)
+        .zip(&cloth.topology.hinges)
+    {
+        let factor = match m.bending_model {
+            BendingModel::DiscreteShell => rest.factor,
+            BendingModel::Bridson => bridson_factor(h.v.map(|i| x[i as usize])),
+        };
+        out.bending_energy += energy(m.bending_model, m.bending, factor, rest.theta, *d, c.plastic.eps_p);
         out.mean_abs_bend += d.abs();
         out.max_abs_bend = out.max_abs_bend.max(d.abs());
     }

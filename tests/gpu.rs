@@ -40,6 +40,23 @@ fn first_steps_match_the_cpu_within_the_default_tolerances() {
     }
 }
 
+/// Bridson's bending model and bending damping (§4) on the twist, whose
+/// hinges bend far, and on a draping sheet, whose hinges swing fast.
+#[test]
+fn bridson_bending_matches_the_cpu_within_the_default_tolerances() {
+    if !common::have_gpu() {
+        return;
+    }
+    let tol = Tolerances::default();
+    let material = "cloth.material={\"preset\": \"cotton\", \"bending_model\": \"bridson\", \"bending_damping\": 1e-5}";
+    for name in ["twist", "drape"] {
+        for c in checks(name, &[material], 3) {
+            println!("{name} {c:?}");
+            assert!(c.within(&tol), "{name} step {}: {c:?} exceeds {tol:?}", c.step);
+        }
+    }
+}
+
 #[test]
 fn a_draping_sheet_stays_with_the_cpu_over_100_steps() {
     if !common::have_gpu() {

@@ -202,6 +202,23 @@ fn bad_self_collision_settings() {
 }
 
 #[test]
+fn bad_bending_model_and_damping() {
+    for (set, field) in [
+        (
+            "cloth.material={\"preset\": \"cotton\", \"bending_damping\": -1}",
+            "cloth.material.bending_damping",
+        ),
+        (
+            "cloth.material={\"preset\": \"cotton\", \"bending_model\": \"sine\"}",
+            "unknown variant `sine`, expected `discrete-shell` or `bridson`",
+        ),
+    ] {
+        let e = error_of(&base(), &[set]);
+        assert!(e.contains("test.json") && e.contains(field), "{set}: {e}");
+    }
+}
+
+#[test]
 fn bad_strain_limits() {
     for (set, field) in [
         ("strain_limit={\"extension\": 0}", "strain_limit.extension"),

@@ -12,10 +12,10 @@ struct ChannelParams {
 
 // Per-step and per-material constants (layout.rs `Params`).
 struct Params {
-    counts: vec4<u32>,     // vertices, faces, hinges, -
+    counts: vec4<u32>,     // vertices, faces, hinges, bending model (0 discrete shell, 1 Bridson)
     models: vec4<u32>,     // bending friction, bending plasticity, in-plane friction, in-plane plasticity
     stretching: vec4<f32>, // k11, k12, k22, k33
-    step: vec4<f32>,       // dt, material dt, bending stiffness k_b, -
+    step: vec4<f32>,       // dt, material dt, bending stiffness k_b, bending damping k_d
     scales: vec4<f32>,     // system factors: elastic h(h+alpha), friction h^2, damping h, -
     gravity: vec4<f32>,
     bending: ChannelParams,

@@ -5,7 +5,7 @@
 
 use super::Scales;
 use crate::cloth::Cloth;
-use crate::model::bending::dihedral_gradient;
+use crate::model::bending::{BendingModel, bridson_factor, dihedral_gradient, elastic};
 use crate::model::channel::ChannelState;
 use glam::DVec3;
 use rayon::prelude::*;
@@ -49,8 +49,10 @@ pub fn unwrap(raw: f64, last: f64) -> f64 {
 }
 
 /// Updates every hinge's channel at positions `x`, velocities `v`, then
-/// its force `-s_e (k_b (strain - eps_p) + friction stress) grad` and system
-/// coefficient `s_e (elastic k_b + friction k_f + damping D)`.
+/// its force `-(m + s_e friction stress) grad` and system coefficient
+/// `elastic dm/dtheta + s_e (friction k_f + damping D) + damping k_d |E|`,
+/// with the elastic magnitude `m` of the material's bending model
+/// (model/bending.rs `elastic`) and Bridson's bending damping `k_d`.
 pub fn bending(cloth: &Cloth, x: &[DVec3], v: &[DVec3], scales: &Scales, out: &mut HingeStates) {
     let m = &cloth.material;
     let kb = m.bending;
@@ -65,7 +67,8 @@ pub fn bending(cloth: &Cloth, x: &[DVec3], v: &[DVec3], scales: &Scales, out: &m
         .for_each(|(h, ((((grad, force), coef), state), last))| {
             let rest = &cloth.hinge_rest[h];
             let idx = cloth.topology.hinges[h].v;
-            let (theta, g) = dihedral_gradient(idx.map(|i| x[i as usize]));
+            let corners = idx.map(|i| x[i as usize]);
+            let (theta, g) = dihedral_gradient(corners);
             let strain = unwrap(theta - rest.theta, *last);
             *last = strain;
             let rate: f64 = (0..4).map(|a| g[a].dot(v[idx[a] as usize])).sum();
@@ -78,9 +81,17 @@ pub fn bending(cloth: &Cloth, x: &[DVec3], v: &[DVec3], scales: &Scales, out: &m
                 scales.dt,
                 scales.material_dt,
             );
+            let factor = match m.bending_model {
+                BendingModel::DiscreteShell => rest.factor,
+                BendingModel::Bridson => bridson_factor(corners),
+            };
+            let (elastic, stiffness) = elastic(m.bending_model, kb, factor, rest.theta, strain, c.eps_p);
+            let k_d = m.bending_damping * (corners[1] - corners[0]).length();
             *grad = g;
-            *force = -rest.factor * (kb * (strain - c.eps_p) + c.stress);
-            *coef = rest.factor * (scales.elastic * kb + scales.friction * c.stiffness + scales.damping * c.damping);
+            *force = -(elastic + rest.factor * c.stress);
+            *coef = scales.elastic * stiffness
+                + rest.factor * (scales.friction * c.stiffness + scales.damping * c.damping)
+                + scales.damping * k_d;
         });
 }
 

@@ -3,6 +3,7 @@
 
 use crate::cloth::Cloth;
 use crate::cpu::Scales;
+use crate::model::bending::BendingModel;
 use crate::model::channel::{Channel, ChannelState, FrictionModel, PlasticModel};
 use crate::model::friction::FrictionState;
 use crate::model::plastic::PlasticState;
@@ -286,7 +287,10 @@ impl Params {
                 cloth.vertex_count() as u32,
                 cloth.mesh.faces.len() as u32,
                 cloth.topology.hinges.len() as u32,
-                0,
+                match m.bending_model {
+                    BendingModel::DiscreteShell => 0,
+                    BendingModel::Bridson => 1,
+                },
             ],
             models: [
                 friction_id(m.bending_models.friction),
@@ -295,7 +299,7 @@ impl Params {
                 plastic_id(m.in_plane_models.plasticity),
             ],
             stretching: [s.k11, s.k12, s.k22, s.k33].map(|x| x as f32),
-            step: [scales.dt, scales.material_dt, m.bending, 0.0].map(|x| x as f32),
+            step: [scales.dt, scales.material_dt, m.bending, m.bending_damping].map(|x| x as f32),
             scales: [scales.elastic, scales.friction, scales.damping, 0.0].map(|x| x as f32),
             gravity: [gravity.x, gravity.y, gravity.z, 0.0].map(|x| x as f32),
             bending: channel_params(&m.bending_channel),

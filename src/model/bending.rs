@@ -13,8 +13,60 @@
 //! edge vertices share the opposite of these according to where the wings
 //! project onto the edge (`alpha = (x_w - x0).e / |e|^2`), which makes the
 //! mode free of translation and rotation.
+//!
+//! Two elastic forces act along that mode, `-m dtheta/dx` (`elastic`):
+//! the discrete shell's `m = k_b s_e (theta - theta_bar)` (MODEL.md, Eq. 5),
+//! and Bridson et al. 2003 §4's `m = k_e |E|^2 / (|N1| + |N2|) (sin(theta/2) -
+//! sin(theta_bar/2))` with the current edge and normals, which stays bounded
+//! as a hinge folds flat. Here `theta_bar` is the rest angle plus the
+//! plastic strain, and `k_e = 4 k_b`, so both agree for small bends
+//! (`2 |E|^2 / (|N1| + |N2|)` is `s_e` at rest). Bridson's damping
+//! `-k_d |E| (dtheta/dt) u` can be added to either (`cpu/bending.rs`).
 
 use glam::DVec3;
+
+/// The elastic bending force of a cloth (`cloth.material.bending_model`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BendingModel {
+    /// The paper's discrete shell, linear in the angle (Eq. 5).
+    #[default]
+    DiscreteShell,
+    /// Bridson, Marino & Fedkiw 2003 §4: `sin(theta/2)`, current geometry.
+    Bridson,
+}
+
+/// Bridson's geometric factor `2 |E|^2 / (|N1| + |N2|)` of a hinge at `x`
+/// (`N` the area-weighted normals): the stiffness factor `s_e` at the
+/// current shape.
+pub fn bridson_factor(x: [DVec3; 4]) -> f64 {
+    let e = x[1] - x[0];
+    let na = e.cross(x[2] - x[0]);
+    let nb = (x[0] - x[1]).cross(x[3] - x[1]);
+    2.0 * e.length_squared() / (na.length() + nb.length())
+}
+
+/// The elastic force magnitude `m` (the hinge pushes its vertices with
+/// `-m dtheta/dx`) and `dm/dtheta`, the coefficient of the hinge's
+/// Gauss-Newton block `dm/dtheta g g^T`. `strain = theta - theta_rest`;
+/// `factor` is `s_e` at rest for the shell and `bridson_factor` at the
+/// current positions for Bridson's model.
+pub fn elastic(model: BendingModel, kb: f64, factor: f64, theta_rest: f64, strain: f64, eps_p: f64) -> (f64, f64) {
+    match model {
+        BendingModel::DiscreteShell => (factor * kb * (strain - eps_p), factor * kb),
+        BendingModel::Bridson => {
+            // k_e/2 factor (sin(theta/2) - sin(theta_bar/2)) with k_e = 4 k_b,
+            // as a product (sin a - sin b = 2 cos((a+b)/2) sin((a-b)/2)) so
+            // that a small bend keeps its digits.
+            let mean = (2.0 * theta_rest + strain + eps_p) / 4.0;
+            let m = 4.0 * kb * factor * mean.cos() * ((strain - eps_p) / 4.0).sin();
+            // Past flat-on-itself (|theta| > pi) the force weakens as the hinge
+            // folds on: the block keeps only the stiffening part.
+            let dm = kb * factor * ((theta_rest + strain) / 2.0).cos().max(0.0);
+            (m, dm)
+        }
+    }
+}
 
 /// Signed dihedral angle of a hinge, radians in (-pi, pi].
 pub fn dihedral(x: [DVec3; 4]) -> f64 {
@@ -45,6 +97,22 @@ pub fn dihedral_gradient(x: [DVec3; 4]) -> (f64, [DVec3; 4]) {
 /// The constant stiffness factor `s_e = |e_rest|^2 / (A0 + A1)`.
 pub fn stiffness_factor(edge_rest_len: f64, area_a: f64, area_b: f64) -> f64 {
     edge_rest_len * edge_rest_len / (area_a + area_b)
+}
+
+/// The elastic energy whose derivative in theta is `elastic`'s `m` (at a
+/// fixed `factor`): `k_b s_e / 2 (theta - theta_bar)^2` for the shell, and
+/// `4 k_b s (cos(theta_bar/2) - cos(theta/2)) - 2 k_b s (theta - theta_bar)
+/// sin(theta_bar/2)` for Bridson's model.
+pub fn energy(model: BendingModel, kb: f64, factor: f64, theta_rest: f64, strain: f64, eps_p: f64) -> f64 {
+    let d = strain - eps_p;
+    match model {
+        BendingModel::DiscreteShell => 0.5 * kb * factor * d * d,
+        BendingModel::Bridson => {
+            let bar = theta_rest + eps_p;
+            let mean = (2.0 * theta_rest + strain + eps_p) / 4.0;
+            4.0 * kb * factor * (2.0 * mean.sin() * (d / 4.0).sin()) - 2.0 * kb * factor * d * (bar / 2.0).sin()
+        }
+    }
 }
 
 #[cfg(test)]
@@ -87,6 +155,74 @@ mod tests {
                 let torque: DVec3 = x.iter().zip(&g).map(|(p, f)| p.cross(*f)).sum();
                 assert!(sum.length() < 1e-12 && torque.length() < 1e-12);
             }
+        }
+    }
+
+    /// Bridson's force magnitude is the paper's formula; its derivative
+    /// matches finite differences; for small bends it is the shell's.
+    #[test]
+    fn bridson_force_is_the_papers_formula_with_its_derivative() {
+        let mut rng = Rng(11);
+        let kb = 3e-6;
+        for &t in &[0.0, 0.3, -0.3, 1.5, -2.0, 2.9] {
+            let x = hinge(&mut rng, t, 0.05);
+            let (theta, na, nb) = {
+                let e = x[1] - x[0];
+                (dihedral(x), e.cross(x[2] - x[0]), (x[0] - x[1]).cross(x[3] - x[1]))
+            };
+            let e2 = (x[1] - x[0]).length_squared();
+            let factor = bridson_factor(x);
+            for (rest, eps_p) in [(0.0, 0.0), (0.4, 0.0), (-0.2, 0.3)] {
+                let strain = theta - rest;
+                let (m, dm) = elastic(BendingModel::Bridson, kb, factor, rest, strain, eps_p);
+                let k_e = 4.0 * kb;
+                let paper =
+                    k_e * e2 / (na.length() + nb.length()) * ((theta / 2.0).sin() - ((rest + eps_p) / 2.0).sin());
+                assert!((m - paper).abs() < 1e-12 * k_e * factor, "{m} vs {paper}");
+                let d = 1e-6;
+                let fd = (elastic(BendingModel::Bridson, kb, factor, rest, strain + d, eps_p).0
+                    - elastic(BendingModel::Bridson, kb, factor, rest, strain - d, eps_p).0)
+                    / (2.0 * d);
+                if theta.abs() < std::f64::consts::PI {
+                    assert!((fd - dm).abs() < 1e-6 * kb * factor, "{fd} vs {dm}");
+                }
+                let w = |s: f64| energy(BendingModel::Bridson, kb, factor, rest, s, eps_p);
+                let fd = (w(strain + d) - w(strain - d)) / (2.0 * d);
+                assert!((fd - m).abs() < 1e-6 * kb * factor, "energy slope {fd} vs {m}");
+            }
+        }
+        // Small bends: the two models agree to second order.
+        let (shell, _) = elastic(BendingModel::DiscreteShell, kb, 2.0, 0.1, 1e-3, 0.0);
+        let (bridson, _) = elastic(BendingModel::Bridson, kb, 2.0, 0.1, 1e-3, 0.0);
+        assert!((shell - bridson).abs() < 2e-3 * shell, "{shell} vs {bridson}");
+        let (shell, _) = elastic(BendingModel::DiscreteShell, kb, 2.0, 0.0, 1e-3, 0.0);
+        let (bridson, _) = elastic(BendingModel::Bridson, kb, 2.0, 0.0, 1e-3, 0.0);
+        assert!((shell - bridson).abs() < 1e-6 * shell, "{shell} vs {bridson}");
+    }
+
+    /// The bending rate `dtheta/dt = grad . v` of Bridson's damping
+    /// matches finite differences of the angle along the motion, and the
+    /// damping force `-k_d |E| (dtheta/dt) grad` (like every force along
+    /// the mode) exerts no net force or torque.
+    #[test]
+    fn bending_rate_matches_finite_differences_and_damping_conserves_momentum() {
+        let mut rng = Rng(13);
+        for &t in &[0.0, 0.5, -1.2, 2.7] {
+            let x = hinge(&mut rng, t, 0.05);
+            let v = [0, 1, 2, 3].map(|_| rng.vec3(1.0));
+            let (_, g) = dihedral_gradient(x);
+            let rate: f64 = (0..4).map(|a| g[a].dot(v[a])).sum();
+            let d = 1e-6;
+            let at = |s: f64| dihedral([0, 1, 2, 3].map(|a| x[a] + v[a] * s));
+            let fd = (at(d) - at(-d)) / (2.0 * d);
+            assert!((fd - rate).abs() < 1e-6 * rate.abs().max(1.0), "{fd} vs {rate}");
+            let k_d = 0.3;
+            let len = (x[1] - x[0]).length();
+            let f = g.map(|g| g * (-k_d * len * rate));
+            let sum: DVec3 = f.iter().sum();
+            let torque: DVec3 = x.iter().zip(&f).map(|(p, f)| p.cross(*f)).sum();
+            let scale: f64 = f.iter().map(|f| f.length()).sum();
+            assert!(scale > 0.0 && sum.length() < 1e-12 * scale && torque.length() < 1e-12 * scale);
         }
     }
 

@@ -2,6 +2,7 @@
 //! channel family with their parameters, and the presets of the paper's
 //! Appendix C tables and of Miguel et al. 2013 (MODEL.md "Parameter tables").
 
+use super::bending::BendingModel;
 use super::channel::{Channel, FrictionModel, Models, PlasticModel};
 use super::friction::{Dahl, Dwell};
 use super::membrane::Stretching;
@@ -14,6 +15,11 @@ pub struct Material {
     pub density: f64,
     /// Bending stiffness `k_b` (the tables' `3 x K_b` column), N m.
     pub bending: f64,
+    /// The elastic bending force (model/bending.rs).
+    pub bending_model: BendingModel,
+    /// Bridson 2003 §4 bending damping `k_d`, N s: each hinge adds the
+    /// force `-k_d |E| (dtheta/dt) dtheta/dx`.
+    pub bending_damping: f64,
     /// Orthotropic StVK constants, N/m.
     pub stretching: Stretching,
     /// Models of the bending channel (one per hinge).
@@ -96,6 +102,8 @@ fn gong(row: [f64; 14]) -> Material {
     Material {
         density: rho,
         bending: k_b,
+        bending_model: BendingModel::DiscreteShell,
+        bending_damping: 0.0,
         stretching: Stretching { k11, k12, k22, k33 },
         bending_models: OURS,
         in_plane_models: OURS,

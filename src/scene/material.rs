@@ -45,6 +45,12 @@ pub(super) fn resolve(label: &str, spec: &MaterialSpec) -> Result<Material> {
     if let Some(b) = fields.bending {
         m.bending = b;
     }
+    if let Some(model) = fields.bending_model {
+        m.bending_model = model;
+    }
+    if let Some(k_d) = fields.bending_damping {
+        m.bending_damping = k_d;
+    }
     if let Some([k11, k12, k22, k33]) = fields.stretching {
         m.stretching = Stretching { k11, k12, k22, k33 };
     }
@@ -141,6 +147,12 @@ fn validate(label: &str, m: &Material) -> Result<()> {
         "a positive areal density (kg/m^2)",
     )?;
     check("bending", m.bending, m.bending >= 0.0, "a non-negative stiffness (N m)")?;
+    check(
+        "bending_damping",
+        m.bending_damping,
+        m.bending_damping >= 0.0,
+        "a non-negative damping coefficient (N s)",
+    )?;
     let s = m.stretching;
     if ![s.k11, s.k12, s.k22, s.k33].iter().all(|k| k.is_finite())
         || s.k11 <= 0.0

@@ -236,6 +236,10 @@ pub struct MaterialFields {
     pub preset: Option<String>,
     pub density: Option<f64>,
     pub bending: Option<f64>,
+    /// `"discrete-shell"` (default) or `"bridson"` (model/bending.rs).
+    pub bending_model: Option<crate::model::bending::BendingModel>,
+    /// Bridson's bending damping `k_d`, N s.
+    pub bending_damping: Option<f64>,
     /// `[k11, k12, k22, k33]`, N/m.
     pub stretching: Option<[f64; 4]>,
     #[serde(default)]
