@@ -1,7 +1,10 @@
 // Per-vertex gather (CPU twin: src/cpu/gather.rs): each vertex sums its faces'
 // and hinges' contributions through the CSR incidence lists in a fixed order
-// (no atomics: deterministic): the total force (gravity, membrane, bending)
-// and the inverse of its 3x3 diagonal block of A = M + S (block Jacobi).
+// (no atomics: deterministic): the total force (gravity, membrane, bending,
+// wind) and the inverse of its 3x3 diagonal block of A = M + S (block
+// Jacobi). When the air acts (model/air.rs), each vertex's unit normal (its
+// faces' A_f F_u x F_v, normalised) is kept for the products, the wind adds
+// a rho_R (n . u) n and the block h a (rho_D I + rho_R n n^T), a = m / rho.
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> mass: array<f32>;
@@ -16,6 +19,7 @@
 @group(0) @binding(12) var<storage, read> hinge_lin_b: array<HingeHalf>;
 @group(0) @binding(10) var<storage, read_write> force: array<vec4<f32>>;
 @group(0) @binding(11) var<storage, read_write> inv_diag: array<mat3x3<f32>>;
+@group(0) @binding(13) var<storage, read_write> air_normal: array<vec4<f32>>;
 
 // The (a, a) block of a face's system block (model/membrane.rs `block`).
 fn face_block(l: FaceLin, b: vec2<f32>, area: f32) -> mat3x3<f32> {
@@ -37,12 +41,26 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g
     }
     var f = params.gravity.xyz * mass[v];
     var block = mat3x3<f32>(vec3<f32>(mass[v], 0.0, 0.0), vec3<f32>(0.0, mass[v], 0.0), vec3<f32>(0.0, 0.0, mass[v]));
+    var normal = vec3<f32>(0.0);
     for (var k = face_offsets[v]; k < face_offsets[v + 1u]; k++) {
         let entry = face_entries[k];
         let face = bitcast<u32>(entry.x);
         let b = entry.zw;
         f -= stress[2u * face].xyz * b.x + stress[2u * face + 1u].xyz * b.y;
-        block += face_block(face_lin[face], b, face_rest[face].beta2.z);
+        let l = face_lin[face];
+        let area = face_rest[face].beta2.z;
+        block += face_block(l, b, area);
+        normal += cross(l.fu.xyz, l.fv.xyz) * area;
+    }
+    if (params.air.w != 0.0) {
+        let len = length(normal);
+        let n = select(vec3<f32>(0.0), normal / len, len > 0.0);
+        air_normal[v] = vec4<f32>(n, 0.0);
+        let a = mass[v] * params.air.z;
+        f += n * (a * params.air.y * dot(n, params.wind.xyz));
+        let d = a * params.scales.z;
+        block += mat3x3<f32>(vec3<f32>(d * params.air.x, 0.0, 0.0), vec3<f32>(0.0, d * params.air.x, 0.0),
+                             vec3<f32>(0.0, 0.0, d * params.air.x)) + outer(n, n) * (d * params.air.y);
     }
     for (var k = hinge_offsets[v]; k < hinge_offsets[v + 1u]; k++) {
         let entry = hinge_entries[k];

@@ -23,6 +23,7 @@
 @group(0) @binding(15) var<storage, read> is_free: array<u32>;
 @group(0) @binding(16) var<storage, read_write> q: array<vec4<f32>>;
 @group(0) @binding(17) var<storage, read_write> partial: array<vec2<f32>>;
+@group(0) @binding(19) var<storage, read> air_normal: array<vec4<f32>>;  // gather.wgsl
 
 // A (dP_u, dP_v) of a face under corner displacement p (`stress_differential`).
 @compute @workgroup_size(WORKGROUP)
@@ -83,6 +84,12 @@ fn gather_product(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_wor
                 y += hinge_grad(entry.x, entry.y) * hinge_s[entry.x];
             }
             y += p[v].xyz * (mode.mass_scale * mass[v]);
+            if (params.air.w != 0.0) {
+                // The air's damping block h a (rho_D I + rho_R n n^T), a part of S.
+                let n = air_normal[v].xyz;
+                let pv = p[v].xyz;
+                y += (pv * params.air.x + n * (params.air.y * dot(n, pv))) * (mass[v] * params.air.z * params.scales.z);
+            }
         }
         q[v] = vec4<f32>(y, 0.0);
         dot_pq = dot(p[v].xyz, y);

@@ -27,6 +27,8 @@ pub struct StepInput<'a> {
     /// Bridson 2003 §3 strain limiting, applied after the solve and before
     /// the obstacle response; `None`: off.
     pub strain_limit: Option<StrainLimit>,
+    /// Drag and wind (Melo et al. Eq. 14-16).
+    pub air: crate::model::air::Air,
 }
 
 /// What a step reports back.

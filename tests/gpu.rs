@@ -57,6 +57,22 @@ fn bridson_bending_matches_the_cpu_within_the_default_tolerances() {
     }
 }
 
+/// Drag and wind (Melo et al. Eq. 14-16) on the hanging sheet, blown
+/// face-on: the normals, the wind force and the implicit damping blocks.
+#[test]
+fn drag_and_wind_match_the_cpu_within_the_default_tolerances() {
+    if !common::have_gpu() {
+        return;
+    }
+    let tol = Tolerances::default();
+    let air = "air={\"drag\": 0.2, \"normal_drag\": 1.0, \"wind\": [0.5, 0, 3]}";
+    let c = checks("hang", &[air], 20);
+    for c in &c {
+        assert!(c.within(&tol), "hang in wind, step {}: {c:?} exceeds {tol:?}", c.step);
+    }
+    println!("hang in wind, step 20: {:?}", c.last());
+}
+
 #[test]
 fn a_draping_sheet_stays_with_the_cpu_over_100_steps() {
     if !common::have_gpu() {
@@ -277,6 +293,7 @@ fn contact_response_matches_the_cpu_from_identical_states() {
             obstacles: &[obstacle],
             self_collision: scene.self_collision,
             strain_limit: scene.strain_limit,
+            air: scene.air,
         };
         let Both {
             rc,
@@ -335,6 +352,7 @@ fn self_collision_matches_the_cpu_from_identical_states() {
         obstacles: &[],
         self_collision: scene.self_collision,
         strain_limit: scene.strain_limit,
+        air: scene.air,
     };
     let Both {
         rc, rg, dx, dv, speed, ..
@@ -400,6 +418,7 @@ fn strain_limiting_matches_the_cpu_from_identical_states() {
         obstacles: &[],
         self_collision: scene.self_collision,
         strain_limit: None,
+        air: scene.air,
     };
     let moved = |b: &Both| -> Vec<DVec3> { x.iter().zip(&b.vc).map(|(x, v)| *x + *v * scene.dt).collect() };
     let free = step_both(&scene, &x, &v, &ch, &input);

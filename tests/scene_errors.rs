@@ -219,6 +219,19 @@ fn bad_bending_model_and_damping() {
 }
 
 #[test]
+fn bad_air() {
+    for (set, field) in [
+        ("air={\"drag\": -1}", "air.drag"),
+        ("air={\"normal_drag\": -0.5}", "air.normal_drag"),
+        ("air={\"wind\": [0, 1]}", "air"),
+        ("air={\"gust\": 1}", "gust"),
+    ] {
+        let e = error_of(&base(), &[set]);
+        assert!(e.contains("test.json") && e.contains(field), "{set}: {e}");
+    }
+}
+
+#[test]
 fn bad_strain_limits() {
     for (set, field) in [
         ("strain_limit={\"extension\": 0}", "strain_limit.extension"),

@@ -18,6 +18,8 @@ struct Params {
     step: vec4<f32>,       // dt, material dt, bending stiffness k_b, bending damping k_d
     scales: vec4<f32>,     // system factors: elastic h(h+alpha), friction h^2, damping h, -
     gravity: vec4<f32>,
+    air: vec4<f32>,        // drag rho_D, normal drag rho_R, 1 / density, 1 when the air acts (model/air.rs)
+    wind: vec4<f32>,       // wind velocity u, -
     bending: ChannelParams,
     in_plane: array<ChannelParams, 3>,
 }

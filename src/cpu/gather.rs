@@ -6,6 +6,7 @@ use super::bending::HingeStates;
 use super::membrane::FaceStates;
 use super::repulsion::Repulsion;
 use crate::cloth::Cloth;
+use crate::model::air::Air;
 use crate::model::membrane::outer;
 use glam::{DMat3, DVec3};
 use rayon::prelude::*;
@@ -30,6 +31,44 @@ pub fn forces(cloth: &Cloth, faces: &FaceStates, hinges: &HingeStates, gravity: 
     });
 }
 
+/// The air's part of a step (model/air.rs): each vertex's unit normal and
+/// the system factor `h` of its damping block.
+pub struct AirTerm<'a> {
+    pub air: Air,
+    pub normals: &'a [DVec3],
+    pub scale: f64,
+}
+
+impl AirTerm<'_> {
+    /// The vertex's block of the system: `h D_v`.
+    pub fn block(&self, cloth: &Cloth, v: usize) -> DMat3 {
+        self.air
+            .damping(cloth.mass[v] / cloth.material.density, self.normals[v])
+            * self.scale
+    }
+}
+
+/// Each vertex's unit normal: the sum of its faces' `A_f (F_u x F_v)` (the
+/// deformed tangents of the membrane kernel), normalised; then the wind's
+/// force on the vertex (lumped area `m / rho`) is added to `force`.
+pub fn air(cloth: &Cloth, faces: &FaceStates, air: &Air, normals: &mut [DVec3], force: &mut [DVec3]) {
+    let topo = &cloth.topology;
+    normals
+        .par_iter_mut()
+        .zip(force.par_iter_mut())
+        .with_min_len(256)
+        .enumerate()
+        .for_each(|(v, (n, f))| {
+            let mut sum = DVec3::ZERO;
+            for &(face, _) in topo.vertex_faces.row(v) {
+                let l = &faces.lin[face as usize];
+                sum += l.fu.cross(l.fv) * cloth.face_rest[face as usize].area;
+            }
+            *n = sum.normalize_or_zero();
+            *f += air.wind_force(cloth.mass[v] / cloth.material.density, *n);
+        });
+}
+
 /// Inverse of each vertex's 3x3 diagonal block of the system matrix
 /// `A = M + sum of element blocks` (the block-Jacobi preconditioner),
 /// with the self-collision springs' blocks when there are any.
@@ -38,6 +77,7 @@ pub fn inverse_diagonal(
     faces: &FaceStates,
     hinges: &HingeStates,
     repulsion: Option<&Repulsion>,
+    air: Option<&AirTerm>,
     out: &mut [DMat3],
 ) {
     let topo = &cloth.topology;
@@ -53,6 +93,9 @@ pub fn inverse_diagonal(
         }
         if let Some(r) = repulsion {
             h += r.diagonal(v);
+        }
+        if let Some(a) = air {
+            h += a.block(cloth, v);
         }
         let block = DMat3::from_diagonal(DVec3::splat(cloth.mass[v])) + h;
         *o = block.inverse();

@@ -5,6 +5,7 @@
 //! scratch buffers, then a per-vertex gather. No global matrix is assembled.
 
 use super::bending::HingeStates;
+use super::gather::AirTerm;
 use super::membrane::FaceStates;
 use super::reduce::CHUNK;
 use super::repulsion::Repulsion;
@@ -38,6 +39,8 @@ pub struct Operator<'a> {
     pub faces: &'a FaceStates,
     pub hinges: &'a HingeStates,
     pub repulsion: Option<&'a Repulsion<'a>>,
+    /// Drag and wind's damping blocks, when the air acts.
+    pub air: Option<&'a AirTerm<'a>>,
     pub mass_scale: f64,
 }
 
@@ -109,6 +112,9 @@ impl Operator<'_> {
                     }
                     if let Some(r) = self.repulsion {
                         hp += r.gather(v, pair_out);
+                    }
+                    if let Some(a) = self.air {
+                        hp += a.block(cloth, v) * p[v];
                     }
                     *o = p[v] * (self.mass_scale * cloth.mass[v]) + hp;
                     dot += p[v].dot(*o);

@@ -81,6 +81,8 @@ pub struct CpuBackend {
     work: Vec<DVec3>,
     free: Vec<bool>,
     touched: Vec<bool>,
+    /// Each vertex's unit normal, for the air's forces.
+    normals: Vec<DVec3>,
     scratch: hessian::Scratch,
     vectors: pcg::Vectors,
     steps: u64,
@@ -112,6 +114,7 @@ impl CpuBackend {
             work: vec![DVec3::ZERO; n],
             free: vec![true; n],
             touched: vec![false; n],
+            normals: vec![DVec3::ZERO; n],
             scratch: hessian::Scratch::new(&cloth),
             vectors: pcg::Vectors::default(),
             steps: 0,
@@ -188,11 +191,20 @@ impl CpuBackend {
         if let Some(r) = &repulsion {
             r.forces(&mut self.force);
         }
+        if input.air.acts() {
+            gather::air(&cloth, &self.faces, &input.air, &mut self.normals, &mut self.force);
+        }
+        let air = input.air.acts().then_some(gather::AirTerm {
+            air: input.air,
+            normals: &self.normals,
+            scale: scales.damping,
+        });
         gather::inverse_diagonal(
             &cloth,
             &self.faces,
             &self.hinges,
             repulsion.as_ref(),
+            air.as_ref(),
             &mut self.inv_diag,
         );
         let forces_ms = t0.elapsed().as_secs_f64() * 1e3 - proximity_ms;
@@ -203,6 +215,7 @@ impl CpuBackend {
             faces: &self.faces,
             hinges: &self.hinges,
             repulsion: repulsion.as_ref(),
+            air: air.as_ref(),
             mass_scale: 0.0,
         };
         // rhs = h f - S v.

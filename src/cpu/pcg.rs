@@ -178,10 +178,11 @@ mod tests {
                 faces: &faces,
                 hinges: &hinges,
                 repulsion: None,
+                air: None,
                 mass_scale: 1.0,
             };
             let mut inv = vec![DMat3::IDENTITY; n];
-            crate::cpu::gather::inverse_diagonal(&cloth, &faces, &hinges, None, &mut inv);
+            crate::cpu::gather::inverse_diagonal(&cloth, &faces, &hinges, None, None, &mut inv);
             let b: Vec<DVec3> = (0..n).map(|_| rng.vec3(1e-3)).collect();
             let free: Vec<bool> = (0..n).map(|i| i % 17 != 0).collect();
             let mut sol: Vec<DVec3> = (0..n)

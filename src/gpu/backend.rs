@@ -16,6 +16,7 @@ use crate::cpu::CORRECTION_ITERATIONS;
 use crate::cpu::Scales;
 use crate::error::{Error, Result};
 use crate::measure::Channels;
+use crate::model::air::Air;
 use crate::scene::{SelfCollision, StrainLimit};
 use bytemuck::{Pod, Zeroable};
 use glam::DVec3;
@@ -250,7 +251,7 @@ impl GpuBackend {
         let params = uniform(
             &ctx,
             "params",
-            &Params::new(&cloth, &Scales::new(1e-3, 1e-3, 0.0), DVec3::ZERO),
+            &Params::new(&cloth, &Scales::new(1e-3, 1e-3, 0.0), DVec3::ZERO, &Air::default()),
         );
         let faces: Vec<[u32; 4]> = cloth.mesh.faces.iter().map(|f| [f[0], f[1], f[2], 0]).collect();
         let face_rest: Vec<FaceRest> = (0..nf).map(|f| FaceRest::new(&cloth, f)).collect();
@@ -314,6 +315,7 @@ impl GpuBackend {
         let face_dp = zeroed::<[f32; 4]>(&ctx, "face_dp", 2 * nf)?;
         let hinge_s = zeroed::<f32>(&ctx, "hinge_s", nh)?;
         let inv_diag = zeroed::<[[f32; 4]; 3]>(&ctx, "inv_diag", n)?;
+        let air_normal = zeroed::<[f32; 4]>(&ctx, "air_normal", n)?;
         let scalars = zeroed::<Scalars>(&ctx, "scalars", 1)?;
         let partial = zeroed::<[f32; 2]>(&ctx, "partial", groups(n) as usize)?;
         let count = uniform(&ctx, "partial_count", &[groups(n), 0, 0, 0]);
@@ -377,6 +379,7 @@ impl GpuBackend {
             ("is_free", &free),
             ("q", &q),
             ("partial", &partial),
+            ("air_normal", &air_normal),
         ];
         let hessian_buffers = |mode| with_mode(&hessian_base, mode);
         let pcg_buffers = [
@@ -458,6 +461,7 @@ impl GpuBackend {
                     ("hinge_lin_b", &hinge_lin_b),
                     ("force", &force),
                     ("inv_diag", &inv_diag),
+                    ("air_normal", &air_normal),
                 ],
             )?,
             constrain: kernel(&integrate, "constrain", n, &integrate_buffers)?,
@@ -518,6 +522,7 @@ impl GpuBackend {
             &face_dp,
             &hinge_s,
             &inv_diag,
+            &air_normal,
             &scalars,
             &partial,
             &count,
@@ -884,7 +889,7 @@ impl GpuBackend {
     /// Updates the channels and evaluates the total force at the current
     /// state, like `CpuBackend::forces`.
     pub fn forces(&mut self, gravity: DVec3, scales: &Scales) -> Result<Vec<DVec3>> {
-        let params = Params::new(&self.cloth, scales, gravity);
+        let params = Params::new(&self.cloth, scales, gravity, &Air::default());
         self.ctx
             .queue
             .write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
@@ -947,7 +952,7 @@ impl GpuBackend {
         q.write_buffer(
             &self.params,
             0,
-            bytemuck::bytes_of(&Params::new(&self.cloth, &scales, input.gravity)),
+            bytemuck::bytes_of(&Params::new(&self.cloth, &scales, input.gravity, &input.air)),
         );
         let mut free = vec![1u32; n];
         let mut targets = vec![Displacement::zeroed(); n];

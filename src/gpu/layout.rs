@@ -3,6 +3,7 @@
 
 use crate::cloth::Cloth;
 use crate::cpu::Scales;
+use crate::model::air::Air;
 use crate::model::bending::BendingModel;
 use crate::model::channel::{Channel, ChannelState, FrictionModel, PlasticModel};
 use crate::model::friction::FrictionState;
@@ -29,6 +30,9 @@ pub struct Params {
     pub step: [f32; 4],
     pub scales: [f32; 4],
     pub gravity: [f32; 4],
+    /// Drag `rho_D`, normal drag `rho_R`, 1 / density, 1 when the air acts.
+    pub air: [f32; 4],
+    pub wind: [f32; 4],
     pub bending: ChannelParams,
     pub in_plane: [ChannelParams; 3],
 }
@@ -279,7 +283,7 @@ fn plastic_id(m: PlasticModel) -> u32 {
 }
 
 impl Params {
-    pub fn new(cloth: &Cloth, scales: &Scales, gravity: glam::DVec3) -> Params {
+    pub fn new(cloth: &Cloth, scales: &Scales, gravity: glam::DVec3, air: &Air) -> Params {
         let m = &cloth.material;
         let s = m.stretching;
         Params {
@@ -302,6 +306,14 @@ impl Params {
             step: [scales.dt, scales.material_dt, m.bending, m.bending_damping].map(|x| x as f32),
             scales: [scales.elastic, scales.friction, scales.damping, 0.0].map(|x| x as f32),
             gravity: [gravity.x, gravity.y, gravity.z, 0.0].map(|x| x as f32),
+            air: [
+                air.drag,
+                air.normal_drag,
+                1.0 / m.density,
+                f64::from(u8::from(air.acts())),
+            ]
+            .map(|x| x as f32),
+            wind: [air.wind[0], air.wind[1], air.wind[2], 0.0].map(|x| x as f32),
             bending: channel_params(&m.bending_channel),
             in_plane: m.in_plane_channels.each_ref().map(channel_params),
         }

@@ -107,7 +107,7 @@ mod tests {
             "Params",
             size_of::<Params>(),
             off!(
-                Params, counts, models, stretching, step, scales, gravity, bending, in_plane
+                Params, counts, models, stretching, step, scales, gravity, air, wind, bending, in_plane
             ),
         );
         check(

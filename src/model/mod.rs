@@ -1,6 +1,7 @@
 //! Constitutive math on small fixed arrays, shared by both backends' tests:
 //! one element at a time, no mesh loops.
 
+pub mod air;
 pub mod bending;
 pub mod channel;
 pub mod friction;

@@ -60,6 +60,7 @@ pub struct Scene {
     pub solver: SolverSettings,
     pub self_collision: SelfCollision,
     pub strain_limit: Option<StrainLimit>,
+    pub air: crate::model::air::Air,
     pub cloth: std::sync::Arc<Cloth>,
     pub handles: Vec<Handle>,
     pub obstacles: Vec<Obstacle>,
@@ -121,6 +122,12 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
             format!("must be a non-negative number, got {}", sc.friction),
         ));
     }
+    for (field, v) in [("air.drag", f.air.drag), ("air.normal_drag", f.air.normal_drag)] {
+        if !(v.is_finite() && v >= 0.0) {
+            return Err(err(field, format!("must be a non-negative number of N s/m^3, got {v}")));
+        }
+    }
+    finite3("air.wind", f.air.wind)?;
     if let Some(l) = f.strain_limit {
         if !(l.extension.is_finite() && l.extension > 0.0) {
             return Err(err(
@@ -322,6 +329,7 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
         solver: f.solver,
         self_collision: f.self_collision,
         strain_limit: f.strain_limit,
+        air: f.air,
         cloth: std::sync::Arc::new(cloth),
         handles,
         obstacles,

@@ -20,6 +20,9 @@ pub struct SceneFile {
     pub solver: SolverSettings,
     #[serde(default)]
     pub self_collision: SelfCollision,
+    /// Drag and wind (Melo et al. Eq. 14-16); absent: still air, no drag.
+    #[serde(default)]
+    pub air: crate::model::air::Air,
     /// Bridson et al. 2003 §3 strain limiting; absent: off.
     #[serde(default)]
     pub strain_limit: Option<StrainLimit>,

@@ -202,6 +202,7 @@ impl Simulation {
             obstacles: &self.active,
             self_collision: self.scene.self_collision,
             strain_limit: self.scene.strain_limit,
+            air: self.scene.air,
         })?;
         // A solve that ends worse than its start has diverged: the state
         // blew up (the backends catch non-finite values themselves).
