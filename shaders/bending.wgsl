@@ -57,7 +57,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g
     let kb = params.step.z;
     var state = unpack_channel(channels[i]);
     let c = channel_update(params.bending, params.models.x, params.models.y, &state,
-                           strain, rate, kb, params.step.x, params.step.y);
+                           strain, rate, kb, params.scales.w, params.step.y);
     channels[i] = pack_channel(state);
     let factor = rest.a2.w;
     var elastic = factor * kb * (strain - c.eps_p);

@@ -7,18 +7,21 @@
 // shared by inverse mass) then `apply_requests` (each vertex takes the mean
 // of its edges' requests, through the edges' CSR incidence: no atomics).
 
-// layout.rs `LimitEdge`: the edge's ends and its vector at the rest
-// positions X_b - X_a with its rest length (in material coordinates).
+// layout.rs `LimitEdge`: the edge's ends and its vector r = X_b - X_a at
+// the rest positions with its rest length L (in material coordinates), and
+// |r|^2 - L^2 (0 unless the mesh starts stretched).
 struct LimitEdge {
-    ends: vec4<u32>,       // lo, hi, -, -
-    rest: vec4<f32>,       // X_b - X_a, rest length
+    ends: vec4<u32>,       // lo, hi, bits of |r|^2 - L^2, -
+    rest: vec4<f32>,       // r, L
 }
 
-// layout.rs `LimitParams`.
+// layout.rs `LimitParams`: with b the bounds on length / rest length, b^2 - 1.
 struct LimitParams {
     counts: vec4<u32>,     // edges, -, -, -
-    bounds: vec4<f32>,     // 1 - compression, 1 + extension, -, -
+    bounds: vec4<f32>,     // 1 - compression, 1 + extension, (1 - compression)^2 - 1, (1 + extension)^2 - 1
 }
+
+const TOLERANCE: f32 = 1e-5;  // cpu/strain_limit.rs `TOLERANCE`
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<uniform> limits: LimitParams;
@@ -53,14 +56,31 @@ fn edge_request(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workg
     let b = e.ends.y;
     let h = params.step.x;
     let w = weight(a) + weight(b);
-    let d = e.rest.xyz + displacement_difference(x[b], x[a]) + (v[b].xyz - v[a].xyz) * h;
+    // The edge d = r + u at the step's end, and s = |d|^2 - L^2 formed
+    // without cancellation: |r|^2 - L^2 + 2 r.u + |u|^2.
+    let r = e.rest.xyz;
+    let u = displacement_difference(x[b], x[a]) + (v[b].xyz - v[a].xyz) * h;
+    let d = r + u;
+    let l2 = e.rest.w * e.rest.w;
+    let s = bitcast<f32>(e.ends.z) + 2.0 * dot(r, u) + dot(u, u);
+    var bound = 0.0;
+    var bound2 = 0.0;
+    if (s > limits.bounds.w * l2) {
+        bound = limits.bounds.y;
+        bound2 = limits.bounds.w;
+    } else if (s < limits.bounds.z * l2) {
+        bound = limits.bounds.x;
+        bound2 = limits.bounds.z;
+    }
     let l = length(d);
-    let target_length = clamp(l, limits.bounds.x * e.rest.w, limits.bounds.y * e.rest.w);
-    if (target_length == l || l == 0.0 || w == 0.0) {
+    // l - target = (|d|^2 - target^2) / (l + target); edges within
+    // TOLERANCE of their limit do not act (see the CPU twin).
+    let gap = (s - bound2 * l2) / (l + bound * e.rest.w);
+    if (bound == 0.0 || abs(gap) <= TOLERANCE * e.rest.w || l == 0.0 || w == 0.0) {
         request[k] = vec4<f32>(0.0);
         return;
     }
-    request[k] = vec4<f32>(d * ((l - target_length) / (l * h * w)), 1.0);
+    request[k] = vec4<f32>(d * (gap / (l * h * w)), 1.0);
 }
 
 // Per vertex: the mean of its acting edges' requests, times its inverse mass.

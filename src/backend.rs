@@ -4,7 +4,7 @@
 use crate::collide::{ObstacleStep, SdfGrid};
 use crate::error::Result;
 use crate::measure::{Channels, Measures};
-use crate::scene::{SelfCollision, SolverSettings, StrainLimit};
+use crate::scene::{Integrator, SelfCollision, SolverSettings, StrainLimit};
 use glam::DVec3;
 use std::sync::Arc;
 
@@ -29,6 +29,7 @@ pub struct StepInput<'a> {
     pub strain_limit: Option<StrainLimit>,
     /// Drag and wind (Melo et al. Eq. 14-16).
     pub air: crate::model::air::Air,
+    pub integrator: Integrator,
 }
 
 /// What a step reports back.
@@ -47,8 +48,8 @@ pub struct StepReport {
     pub dispatches: u64,
     /// Vertices the obstacles acted on, and the deepest penetration left.
     pub contact: crate::collide::ContactReport,
-    /// Wall time of the collision response (obstacles and self-collision
-    /// detection and correction), ms.
+    /// Wall time of the velocity constraints (strain limiting, the
+    /// obstacle response, self-collision detection and correction), ms.
     pub collide_ms: f64,
     /// Self-collision pairs closer than the thickness at the step's start.
     pub proximity_pairs: usize,

@@ -219,6 +219,15 @@ fn bad_bending_model_and_damping() {
 }
 
 #[test]
+fn unknown_integrator() {
+    let e = error_of(&base(), &["integrator=\"verlet\""]);
+    assert!(
+        e.contains("test.json") && e.contains("verlet") && e.contains("bridson-mixed"),
+        "{e}"
+    );
+}
+
+#[test]
 fn bad_air() {
     for (set, field) in [
         ("air={\"drag\": -1}", "air.drag"),

@@ -16,7 +16,8 @@ struct Params {
     models: vec4<u32>,     // bending friction, bending plasticity, in-plane friction, in-plane plasticity
     stretching: vec4<f32>, // k11, k12, k22, k33
     step: vec4<f32>,       // dt, material dt, bending stiffness k_b, bending damping k_d
-    scales: vec4<f32>,     // system factors: elastic h(h+alpha), friction h^2, damping h, -
+    scales: vec4<f32>,     // system factors: elastic h(h+alpha), friction h^2, damping h; the solve's step h
+                           // (force factor and channel dt; h/2 and no elastic blocks in Bridson's mixed scheme)
     gravity: vec4<f32>,
     air: vec4<f32>,        // drag rho_D, normal drag rho_R, 1 / density, 1 when the air acts (model/air.rs)
     wind: vec4<f32>,       // wind velocity u, -

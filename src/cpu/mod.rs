@@ -36,6 +36,7 @@ use crate::cloth::Cloth;
 use crate::collide::proximity::{self, Proximity};
 use crate::error::{Error, Result};
 use crate::measure::Channels;
+use crate::scene::Integrator;
 use glam::{DMat3, DVec3};
 use repulsion::Repulsion;
 use std::sync::Arc;
@@ -44,6 +45,9 @@ use std::time::Instant;
 /// Step-dependent factors the element kernels need.
 #[derive(Clone, Copy, Debug)]
 pub struct Scales {
+    /// The solve's step `h`: the force factor of its right-hand side
+    /// `h f - S v` and the channels' dt (the whole step in backward Euler,
+    /// half of it in the mixed scheme).
     pub dt: f64,
     pub material_dt: f64,
     /// Factor of elastic Hessians in the system: `h (h + alpha)`.
@@ -64,6 +68,20 @@ impl Scales {
             damping: dt,
         }
     }
+
+    /// The factors of each solve of Bridson's mixed scheme over a step
+    /// `dt`: half steps, with only the damping implicit (the elastic and
+    /// friction-spring blocks drop out; Rayleigh damping keeps `h/2 alpha K`).
+    pub fn mixed(dt: f64, material_dt: f64, alpha: f64) -> Scales {
+        let half = dt / 2.0;
+        Scales {
+            dt: half,
+            material_dt,
+            elastic: half * alpha,
+            friction: 0.0,
+            damping: half,
+        }
+    }
 }
 
 #[derive(Clone)]
@@ -81,6 +99,10 @@ pub struct CpuBackend {
     work: Vec<DVec3>,
     free: Vec<bool>,
     touched: Vec<bool>,
+    /// The mixed scheme's explicit half step `v_tilde`, and the velocities
+    /// before the constraints changed them.
+    v_tilde: Vec<DVec3>,
+    v_before: Vec<DVec3>,
     /// Each vertex's unit normal, for the air's forces.
     normals: Vec<DVec3>,
     scratch: hessian::Scratch,
@@ -114,6 +136,8 @@ impl CpuBackend {
             work: vec![DVec3::ZERO; n],
             free: vec![true; n],
             touched: vec![false; n],
+            v_tilde: vec![DVec3::ZERO; n],
+            v_before: vec![DVec3::ZERO; n],
             normals: vec![DVec3::ZERO; n],
             scratch: hessian::Scratch::new(&cloth),
             vectors: pcg::Vectors::default(),
@@ -160,11 +184,35 @@ impl CpuBackend {
     }
 
     /// One step (`Backend::step`), inside the backend's pool.
+    ///
+    /// Backward Euler: one solve `(M + S) dv = h f - S v` at the step's
+    /// start, then the velocity constraints (strain limiting, obstacles,
+    /// self-collision) and `x += h v`.
+    ///
+    /// Bridson et al. 2003 §3's mixed scheme (`Integrator::BridsonMixed`,
+    /// its recommended variable-step variant): elastic forces explicit,
+    /// damping implicit, with `S` holding only the damping blocks scaled by
+    /// `h/2`:
+    /// 1. `v_half = v + h/2 a(x, v_half)`, implicit (a solve at `x^n`);
+    /// 2. the velocity constraints modify `v_half`; `x += h v_half`;
+    /// 3. `v_tilde = v + h/2 a(x^n, v)`, explicit (`v + M^-1 rhs` of 1), plus
+    ///    the constraints' changes to `v_half` (so a stopped vertex stays
+    ///    stopped);
+    /// 4. `v = v_tilde + h/2 a(x^{n+1}, v)`, implicit (a second solve): the
+    ///    trapezoidal rule between `v^n` and `v^{n+1}`.
+    ///
+    /// The channels advance at the evaluation at `x^{n+1}`; the one at `x^n`
+    /// re-evaluates them with no material time (at the positions the last
+    /// step ended at, where the update changes nothing).
     fn step_in_pool(&mut self, input: &StepInput) -> Result<StepReport> {
         let h = input.dt;
         let cloth = Arc::clone(&self.cloth);
+        let mixed = input.integrator == Integrator::BridsonMixed;
         let t0 = Instant::now();
-        let scales = Scales::new(h, input.material_dt, cloth.damping);
+        let scales = match mixed {
+            false => Scales::new(h, input.material_dt, cloth.damping),
+            true => Scales::mixed(h, 0.0, cloth.damping),
+        };
         let sc = input.self_collision;
         let t_prox = Instant::now();
         let prox = if sc.enabled {
@@ -179,16 +227,99 @@ impl CpuBackend {
             Proximity::default()
         };
         let proximity_ms = t_prox.elapsed().as_secs_f64() * 1e3;
-        // Like the GPU's, a step without pairs has no repulsion at all.
+        // Like the GPU's, a step without pairs has no repulsion at all. The
+        // springs are elastic: explicit in the mixed scheme.
         let repulsion = (!prox.pairs.is_empty()).then_some(Repulsion {
             prox: &prox,
             stiffness: sc.stiffness,
             thickness: sc.thickness,
             friction: sc.friction,
-            scale: h * h,
+            scale: if mixed { 0.0 } else { h * h },
         });
-        self.forces(input.gravity, &scales);
+        self.evaluate(input, &scales, repulsion.as_ref());
+        let mut forces_ms = t0.elapsed().as_secs_f64() * 1e3 - proximity_ms;
+
+        let t1 = Instant::now();
+        let solve = self.solve(input, &scales, repulsion.as_ref(), true)?;
+        // Reactions: the handle supplies (A dv - b)/k to each pinned vertex
+        // (k the solve's force factor); the cloth pulls on the handle with
+        // the opposite.
+        let reactions = integrate::reactions(input.pinned, &self.rhs, &self.work, scales.dt);
+        if mixed {
+            integrate::explicit_half(&self.v, &self.rhs, &cloth.mass, &mut self.v_tilde);
+        }
+        integrate::advance_velocity(&mut self.v, &self.dv);
+        let mut solve_ms = t1.elapsed().as_secs_f64() * 1e3;
+
+        // The velocity constraints.
+        let t2 = Instant::now();
+        self.v_before.clone_from(&self.v);
+        if let Some(limit) = &input.strain_limit {
+            strain_limit::limit(&cloth, limit, h, &self.x, &mut self.v, &self.free);
+        }
+        collide::respond(
+            input.grids,
+            input.obstacles,
+            h,
+            &mut self.x,
+            &mut self.v,
+            &self.free,
+            &mut self.touched,
+        );
         if let Some(r) = &repulsion {
+            r.correct(h, &mut self.v, &cloth.mass, &self.free, &self.touched);
+        }
+        if mixed {
+            integrate::carry(&self.v, &self.v_before, &self.free, &mut self.v_tilde);
+        }
+        integrate::advance_position(&mut self.x, &self.v, h);
+        let contact = collide::settle(input.grids, input.obstacles, &mut self.x, &self.free, &mut self.touched);
+        let collide_ms = t2.elapsed().as_secs_f64() * 1e3 + proximity_ms;
+
+        let mut solves = [solve, Default::default()];
+        if mixed {
+            let t3 = Instant::now();
+            std::mem::swap(&mut self.v, &mut self.v_tilde);
+            let end = Scales::mixed(h, input.material_dt, cloth.damping);
+            self.evaluate(input, &end, repulsion.as_ref());
+            forces_ms += t3.elapsed().as_secs_f64() * 1e3;
+            let t4 = Instant::now();
+            solves[1] = self.solve(input, &end, repulsion.as_ref(), false)?;
+            integrate::advance_velocity(&mut self.v, &self.dv);
+            solve_ms += t4.elapsed().as_secs_f64() * 1e3;
+        }
+        self.steps += 1;
+        if let Some(i) = self
+            .x
+            .iter()
+            .zip(&self.v)
+            .position(|(x, v)| !x.is_finite() || !v.is_finite())
+        {
+            return Err(Error::Step(format!(
+                "step {}: vertex {i} has a non-finite position or velocity (the step blew up): reduce dt or raise damping",
+                self.steps
+            )));
+        }
+        Ok(StepReport {
+            cg_iterations: solves[0].iterations + solves[1].iterations,
+            cg_residual: solves[0].residual.max(solves[1].residual),
+            reactions,
+            forces_ms,
+            solve_ms,
+            dispatches: 0,
+            contact,
+            collide_ms,
+            proximity_pairs: prox.pairs.len(),
+        })
+    }
+
+    /// Updates the channels and evaluates, at the current `x` and `v`, the
+    /// force (with the repulsion springs and the wind) and the inverse
+    /// diagonal blocks of the system.
+    fn evaluate(&mut self, input: &StepInput, scales: &Scales, repulsion: Option<&Repulsion>) {
+        let cloth = Arc::clone(&self.cloth);
+        self.forces(input.gravity, scales);
+        if let Some(r) = repulsion {
             r.forces(&mut self.force);
         }
         if input.air.acts() {
@@ -203,29 +334,44 @@ impl CpuBackend {
             &cloth,
             &self.faces,
             &self.hinges,
-            repulsion.as_ref(),
+            repulsion,
             air.as_ref(),
             &mut self.inv_diag,
         );
-        let forces_ms = t0.elapsed().as_secs_f64() * 1e3 - proximity_ms;
+    }
 
-        let t1 = Instant::now();
+    /// Solves `(M + S) dv = k f - S v` for `dv` (k = `scales.dt`), with
+    /// the pinned vertices' `dv` landing them on their targets (`to_targets`)
+    /// or zero; leaves the right-hand side in `rhs` and `A dv` in `work`.
+    fn solve(
+        &mut self,
+        input: &StepInput,
+        scales: &Scales,
+        repulsion: Option<&Repulsion>,
+        to_targets: bool,
+    ) -> Result<pcg::Solve> {
+        let cloth = Arc::clone(&self.cloth);
+        let air = input.air.acts().then_some(gather::AirTerm {
+            air: input.air,
+            normals: &self.normals,
+            scale: scales.damping,
+        });
         let mut op = hessian::Operator {
             cloth: &cloth,
             faces: &self.faces,
             hinges: &self.hinges,
-            repulsion: repulsion.as_ref(),
+            repulsion,
             air: air.as_ref(),
             mass_scale: 0.0,
         };
-        // rhs = h f - S v.
+        // rhs = k f - S v.
         op.apply(&mut self.scratch, &self.v, &mut self.work);
-        integrate::right_hand_side(&self.force, &self.work, h, &mut self.rhs);
+        integrate::right_hand_side(&self.force, &self.work, scales.dt, &mut self.rhs);
         op.mass_scale = 1.0;
         integrate::constrain(
             input.pinned,
-            input.targets,
-            h,
+            if to_targets { Some(input.targets) } else { None },
+            input.dt,
             &self.x,
             &self.v,
             &mut self.dv,
@@ -242,56 +388,8 @@ impl CpuBackend {
             input.solver.tolerance,
             input.solver.max_iterations,
         )?;
-        // Reactions: the handle supplies (A dv - b)/h to each pinned vertex;
-        // the cloth pulls on the handle with the opposite.
         op.apply(&mut self.scratch, &self.dv, &mut self.work);
-        let reactions = integrate::reactions(input.pinned, &self.rhs, &self.work, h);
-        integrate::advance_velocity(&mut self.v, &self.dv);
-        // Strain limiting counts in the solve's time (it finishes v^{n+1}).
-        if let Some(limit) = &input.strain_limit {
-            strain_limit::limit(&cloth, limit, h, &self.x, &mut self.v, &self.free);
-        }
-        let solve_ms = t1.elapsed().as_secs_f64() * 1e3;
-
-        let t2 = Instant::now();
-        collide::respond(
-            input.grids,
-            input.obstacles,
-            h,
-            &mut self.x,
-            &mut self.v,
-            &self.free,
-            &mut self.touched,
-        );
-        if let Some(r) = &repulsion {
-            r.correct(h, &mut self.v, &cloth.mass, &self.free, &self.touched);
-        }
-        integrate::advance_position(&mut self.x, &self.v, h);
-        let contact = collide::settle(input.grids, input.obstacles, &mut self.x, &self.free, &mut self.touched);
-        let collide_ms = t2.elapsed().as_secs_f64() * 1e3 + proximity_ms;
-        self.steps += 1;
-        if let Some(i) = self
-            .x
-            .iter()
-            .zip(&self.v)
-            .position(|(x, v)| !x.is_finite() || !v.is_finite())
-        {
-            return Err(Error::Step(format!(
-                "step {}: vertex {i} has a non-finite position or velocity (the step blew up): reduce dt or raise damping",
-                self.steps
-            )));
-        }
-        Ok(StepReport {
-            cg_iterations: solve.iterations,
-            cg_residual: solve.residual,
-            reactions,
-            forces_ms,
-            solve_ms,
-            dispatches: 0,
-            contact,
-            collide_ms,
-            proximity_pairs: prox.pairs.len(),
-        })
+        Ok(solve)
     }
 }
 

@@ -11,7 +11,7 @@ use glam::{DMat3, DVec3};
 use rayon::prelude::*;
 
 /// Outcome of a solve.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Solve {
     pub iterations: usize,
     /// `|r| / |r_ref|`, where `r_ref` is the residual with the free part of the

@@ -18,6 +18,13 @@ use crate::scene::StrainLimit;
 use glam::DVec3;
 use rayon::prelude::*;
 
+/// An edge acts when it is past a limit by more than this fraction of its
+/// rest length. Sweeps leave edges on their limits, where whether one is
+/// past it is rounding; were those to act, with nearly nothing to ask, they
+/// would still dilute their vertices' means, differently in f32 and f64.
+/// 1e-5 is ~200 times the GPU's rounding of the gap.
+pub const TOLERANCE: f64 = 1e-5;
+
 /// One edge's request: the velocity change of its `lo` end per unit of the
 /// end's inverse mass (`hi` takes the opposite), and whether it acts.
 type Request = (DVec3, bool);
@@ -26,14 +33,27 @@ type Request = (DVec3, bool);
 /// to `pa`, `pb` at the step's end, with inverse masses `wa`, `wb`.
 fn request(limit: &StrainLimit, rest: f64, pa: DVec3, pb: DVec3, wa: f64, wb: f64, h: f64) -> Request {
     let d = pb - pa;
+    // The test and the gap go through s = |d|^2 - rest^2, which the GPU
+    // twin forms without cancellation (its f32 lengths would otherwise
+    // lose a tight limit's gap in rounding).
+    let s = d.length_squared() - rest * rest;
+    let (lo, hi) = (1.0 - limit.compression, 1.0 + limit.extension);
+    let bound = if s > (hi * hi - 1.0) * rest * rest {
+        hi
+    } else if s < (lo * lo - 1.0) * rest * rest {
+        lo
+    } else {
+        return (DVec3::ZERO, false);
+    };
     let l = d.length();
-    let target = l.clamp((1.0 - limit.compression) * rest, (1.0 + limit.extension) * rest);
-    if target == l || l == 0.0 || wa + wb == 0.0 {
+    // l - target = (|d|^2 - target^2) / (l + target); lo moves by
+    // wa/(wa+wb) of it along d/l and hi by the opposite share, over the step h.
+    let target = bound * rest;
+    let gap = (s - (bound * bound - 1.0) * rest * rest) / (l + target);
+    if gap.abs() <= TOLERANCE * rest || l == 0.0 || wa + wb == 0.0 {
         return (DVec3::ZERO, false);
     }
-    // lo moves by wa/(wa+wb) (l - target) d/l and hi by the opposite
-    // share, over the step h.
-    (d * ((l - target) / (l * h * (wa + wb))), true)
+    (d * (gap / (l * h * (wa + wb))), true)
 }
 
 /// Limits the strain of every edge of `cloth` at `x + h v` by changing `v`;

@@ -17,7 +17,7 @@ use crate::cpu::Scales;
 use crate::error::{Error, Result};
 use crate::measure::Channels;
 use crate::model::air::Air;
-use crate::scene::{SelfCollision, StrainLimit};
+use crate::scene::{Integrator, SelfCollision, StrainLimit};
 use bytemuck::{Pod, Zeroable};
 use glam::DVec3;
 use std::sync::Arc;
@@ -76,6 +76,9 @@ struct Kernels {
     reactions: Kernel,
     advance_velocity: Kernel,
     advance_position: Kernel,
+    explicit_half: Kernel,
+    carry: Kernel,
+    hold_pinned: Kernel,
     face_product: Kernel,
     hinge_product: Kernel,
     /// The gather of a product, per mode: `S v`, plain `A p`, filtered `A p`.
@@ -172,6 +175,10 @@ pub struct GpuBackend {
     modes: [wgpu::Buffer; 3],
     repulsion: Option<Repulsion>,
     limiter: Option<Limiter>,
+    /// The mixed scheme's explicit half step, and the velocities before
+    /// the constraints.
+    v_tilde: wgpu::Buffer,
+    v_before: wgpu::Buffer,
     /// Workgroups per dispatch row (see [`dispatch`]).
     row: u32,
     /// Bytes of every buffer allocated on the device.
@@ -251,7 +258,13 @@ impl GpuBackend {
         let params = uniform(
             &ctx,
             "params",
-            &Params::new(&cloth, &Scales::new(1e-3, 1e-3, 0.0), DVec3::ZERO, &Air::default()),
+            &Params::new(
+                &cloth,
+                1e-3,
+                &Scales::new(1e-3, 1e-3, 0.0),
+                DVec3::ZERO,
+                &Air::default(),
+            ),
         );
         let faces: Vec<[u32; 4]> = cloth.mesh.faces.iter().map(|f| [f[0], f[1], f[2], 0]).collect();
         let face_rest: Vec<FaceRest> = (0..nf).map(|f| FaceRest::new(&cloth, f)).collect();
@@ -301,6 +314,7 @@ impl GpuBackend {
             b("reaction", &zeros)?,
         );
         let (r, z, p, q) = (b("r", &zeros)?, b("z", &zeros)?, b("p", &zeros)?, b("q", &zeros)?);
+        let (v_tilde, v_before) = (b("v_tilde", &zeros)?, b("v_before", &zeros)?);
         let face_channels = [
             storage(&ctx, "channels_uu", &face_init[0])?,
             storage(&ctx, "channels_vv", &face_init[1])?,
@@ -407,6 +421,9 @@ impl GpuBackend {
             ("q", &q),
             ("rhs", &rhs),
             ("reaction", &reaction),
+            ("mass", &mass_buf),
+            ("v_tilde", &v_tilde),
+            ("v_before", &v_before),
         ];
         let kernels = Kernels {
             membrane: kernel(
@@ -469,6 +486,9 @@ impl GpuBackend {
             reactions: kernel(&integrate, "reactions", n, &integrate_buffers)?,
             advance_velocity: kernel(&integrate, "advance_velocity", n, &integrate_buffers)?,
             advance_position: kernel(&integrate, "advance_position", n, &integrate_buffers)?,
+            explicit_half: kernel(&integrate, "explicit_half", n, &integrate_buffers)?,
+            carry: kernel(&integrate, "carry", n, &integrate_buffers)?,
+            hold_pinned: kernel(&integrate, "hold_pinned", n, &integrate_buffers)?,
             face_product: kernel(&hessian, "face_product", nf, &hessian_buffers(&mode_plain))?,
             hinge_product: kernel(&hessian, "hinge_product", nh, &hessian_buffers(&mode_plain))?,
             gather_rhs: kernel(&hessian, "gather_product", n, &hessian_buffers(&mode_rhs))?,
@@ -523,6 +543,8 @@ impl GpuBackend {
             &hinge_s,
             &inv_diag,
             &air_normal,
+            &v_tilde,
+            &v_before,
             &scalars,
             &partial,
             &count,
@@ -569,13 +591,15 @@ impl GpuBackend {
             modes: [mode_rhs, mode_plain, mode_pcg],
             repulsion: None,
             limiter: None,
+            v_tilde,
+            v_before,
             row,
         })
     }
 
-    /// Uploads a step's proximity pairs, first building (or rebuilding
-    /// larger) the self-collision kernels when they do not fit.
-    fn prepare_repulsion(&mut self, prox: &Proximity, sc: &SelfCollision, h: f64, held: bool) -> Result<()> {
+    /// Uploads a step's proximity pairs (`scale`: the springs' system
+    /// factor), first building (or rebuilding larger) the kernels.
+    fn prepare_repulsion(&mut self, prox: &Proximity, sc: &SelfCollision, scale: f64, held: bool) -> Result<()> {
         let n = self.cloth.vertex_count();
         let r = match self.repulsion.take() {
             Some(r) if r.pairs_capacity >= prox.pairs.len() && r.entries_capacity >= prox.entries.len() => r,
@@ -650,7 +674,7 @@ impl GpuBackend {
                 sc.stiffness as f32,
                 sc.thickness as f32,
                 sc.friction as f32,
-                (h * h) as f32,
+                scale as f32,
             ],
         };
         q.write_buffer(&r.params, 0, bytemuck::bytes_of(&params));
@@ -720,7 +744,7 @@ impl GpuBackend {
                 .map(|(&[a, b], &l)| {
                     let d = rest[b as usize] - rest[a as usize];
                     LimitEdge {
-                        ends: [a, b, 0, 0],
+                        ends: [a, b, ((d.length_squared() - l * l) as f32).to_bits(), 0],
                         rest: [d.x as f32, d.y as f32, d.z as f32, l as f32],
                     }
                 })
@@ -759,11 +783,12 @@ impl GpuBackend {
             let p = LimitParams {
                 counts: [ne as u32, 0, 0, 0],
                 bounds: [
-                    (1.0 - limit.compression) as f32,
-                    (1.0 + limit.extension) as f32,
-                    0.0,
-                    0.0,
-                ],
+                    1.0 - limit.compression,
+                    1.0 + limit.extension,
+                    limit.compression * (limit.compression - 2.0),
+                    limit.extension * (limit.extension + 2.0),
+                ]
+                .map(|b| b as f32),
             };
             ctx.queue.write_buffer(&l.params, 0, bytemuck::bytes_of(&p));
         }
@@ -889,7 +914,7 @@ impl GpuBackend {
     /// Updates the channels and evaluates the total force at the current
     /// state, like `CpuBackend::forces`.
     pub fn forces(&mut self, gravity: DVec3, scales: &Scales) -> Result<Vec<DVec3>> {
-        let params = Params::new(&self.cloth, scales, gravity, &Air::default());
+        let params = Params::new(&self.cloth, scales.dt, scales, gravity, &Air::default());
         self.ctx
             .queue
             .write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
@@ -918,8 +943,12 @@ impl GpuBackend {
         }
     }
 
+    /// One step, as the CPU twin's `step_in_pool` (cpu/mod.rs): backward
+    /// Euler, or Bridson's mixed scheme with its second evaluation and solve
+    /// at the step's end.
     fn try_step(&mut self, input: &StepInput) -> Result<StepReport> {
         let n = self.cloth.vertex_count();
+        let mixed = input.integrator == Integrator::BridsonMixed;
         let obstacles: Vec<ObstacleGpu> = input.obstacles.iter().map(ObstacleGpu::new).collect();
         if !obstacles.is_empty() {
             self.prepare_collide(input.grids)?;
@@ -941,19 +970,19 @@ impl GpuBackend {
             Proximity::default()
         };
         if !prox.pairs.is_empty() {
-            self.prepare_repulsion(&prox, &sc, input.dt, !obstacles.is_empty())?;
+            // The springs are elastic: explicit in the mixed scheme.
+            let scale = if mixed { 0.0 } else { input.dt * input.dt };
+            self.prepare_repulsion(&prox, &sc, scale, !obstacles.is_empty())?;
         }
         let proximity_ms = t_prox.elapsed().as_secs_f64() * 1e3;
         if let Some(limit) = &input.strain_limit {
             self.prepare_limiter(limit)?;
         }
-        let scales = Scales::new(input.dt, input.material_dt, self.cloth.damping);
+        let scales = match mixed {
+            false => Scales::new(input.dt, input.material_dt, self.cloth.damping),
+            true => Scales::mixed(input.dt, 0.0, self.cloth.damping),
+        };
         let q = &self.ctx.queue;
-        q.write_buffer(
-            &self.params,
-            0,
-            bytemuck::bytes_of(&Params::new(&self.cloth, &scales, input.gravity, &input.air)),
-        );
         let mut free = vec![1u32; n];
         let mut targets = vec![Displacement::zeroed(); n];
         for (&i, &t) in input.pinned.iter().zip(input.targets) {
@@ -962,16 +991,139 @@ impl GpuBackend {
         }
         q.write_buffer(&self.free, 0, bytemuck::cast_slice(&free));
         q.write_buffer(&self.targets, 0, bytemuck::cast_slice(&targets));
-        let init = Scalars {
-            tol2: (input.solver.tolerance * input.solver.tolerance) as f32,
-            max_iterations: input.solver.max_iterations as u32,
-            ..Scalars::default()
-        };
-        q.write_buffer(&self.scalars, 0, bytemuck::bytes_of(&init));
 
-        let t0 = Instant::now();
-        let k = &self.kernels;
         let rep = self.repulsion.as_ref().filter(|_| !prox.pairs.is_empty());
+        let t0 = Instant::now();
+        self.evaluate(input, &scales, rep, true)?;
+        let mut forces_ms = t0.elapsed().as_secs_f64() * 1e3;
+
+        let t1 = Instant::now();
+        let k = &self.kernels;
+        let limiter = self.limiter.as_ref().zip(input.strain_limit.as_ref());
+        let bytes = (n * 16) as u64;
+        let (s, mut dispatches) = self.solve(input, rep, |pass| {
+            k.reactions.record(pass);
+            if mixed {
+                k.explicit_half.record(pass);
+            }
+            k.advance_velocity.record(pass);
+        })?;
+        // The evaluation (4, and 2 for self-collision) and the finish's
+        // kernels (the constraints and the position update are counted below).
+        let evaluation = 4 + if rep.is_some() { 2 } else { 0 };
+        dispatches += evaluation + 2 + u64::from(mixed);
+        let all = self.read_vec3(&self.reaction)?;
+        let reactions = input.pinned.iter().map(|&i| all[i as usize]).collect();
+        let mut solve_ms = t1.elapsed().as_secs_f64() * 1e3;
+
+        let t2 = Instant::now();
+        let collide = self.collide.as_ref().filter(|_| !obstacles.is_empty());
+        if let Some(c) = collide {
+            let q = &self.ctx.queue;
+            q.write_buffer(&c.obstacles, 0, bytemuck::cast_slice(&obstacles));
+            q.write_buffer(
+                &self.obstacle_count,
+                0,
+                bytemuck::cast_slice(&[obstacles.len() as u32, 0, 0, 0]),
+            );
+        }
+        self.submit("collide and position update", |e| {
+            e.copy_buffer_to_buffer(&self.v, 0, &self.v_before, 0, bytes);
+            let mut pass = Self::pass(e, "collide and position update");
+            if let Some((l, limit)) = limiter {
+                for _ in 0..limit.iterations {
+                    l.edge_request.record(&mut pass);
+                    l.apply_requests.record(&mut pass);
+                }
+            }
+            if let Some(c) = collide {
+                c.respond.record(&mut pass);
+            }
+            if let Some(r) = rep {
+                for _ in 0..CORRECTION_ITERATIONS {
+                    r.pair_impulse.record(&mut pass);
+                    r.apply_impulses.record(&mut pass);
+                }
+            }
+            if mixed {
+                k.carry.record(&mut pass);
+            }
+            k.advance_position.record(&mut pass);
+            if let Some(c) = collide {
+                c.settle.record(&mut pass);
+            }
+        })?;
+        dispatches += 1 + u64::from(mixed) + if collide.is_some() { 2 } else { 0 };
+        if let Some((_, limit)) = limiter {
+            dispatches += 2 * limit.iterations as u64;
+        }
+        dispatches += if rep.is_some() {
+            2 * CORRECTION_ITERATIONS as u64
+        } else {
+            0
+        };
+        let contact = match collide {
+            Some(_) => {
+                let c: Vec<[f32; 2]> = self.read(&self.contact, n)?;
+                ContactReport {
+                    contacts: c.iter().filter(|c| c[0] != 0.0).count(),
+                    penetration: c.iter().fold(0.0f64, |m, c| m.max(-c[1] as f64)),
+                }
+            }
+            None => ContactReport::default(),
+        };
+        let collide_ms = t2.elapsed().as_secs_f64() * 1e3 + proximity_ms;
+
+        let mut solves = vec![s];
+        if mixed {
+            // v := v_tilde; the channels advance here, at x^{n+1}.
+            let t3 = Instant::now();
+            self.submit("explicit half step", |e| {
+                e.copy_buffer_to_buffer(&self.v_tilde, 0, &self.v, 0, bytes)
+            })?;
+            let end = Scales::mixed(input.dt, input.material_dt, self.cloth.damping);
+            self.evaluate(input, &end, rep, false)?;
+            forces_ms += t3.elapsed().as_secs_f64() * 1e3;
+            let t4 = Instant::now();
+            let (s, more) = self.solve(input, rep, |pass| k.advance_velocity.record(pass))?;
+            solves.push(s);
+            dispatches += more + evaluation + 1;
+            solve_ms += t4.elapsed().as_secs_f64() * 1e3;
+        }
+        let mut residual = 0.0f64;
+        for s in &solves {
+            if s.zero == 0 {
+                residual = residual.max(((s.rr / s.rr_ref) as f64).sqrt());
+            }
+        }
+        if !residual.is_finite() {
+            return Err(Error::Step(
+                "the solve produced a non-finite residual (the step blew up): reduce dt".into(),
+            ));
+        }
+        Ok(StepReport {
+            cg_iterations: solves.iter().map(|s| s.iterations as usize).sum(),
+            cg_residual: residual,
+            reactions,
+            forces_ms,
+            solve_ms,
+            dispatches,
+            contact,
+            collide_ms,
+            proximity_pairs: prox.pairs.len(),
+        })
+    }
+
+    /// Uploads the step factors and records the element kernels and the
+    /// gather at the current state (the channels advance by
+    /// `scales.material_dt`), then the pinned vertices' dv: onto their
+    /// targets, or (`to_targets` false) held at zero.
+    fn evaluate(&self, input: &StepInput, scales: &Scales, rep: Option<&Repulsion>, to_targets: bool) -> Result<()> {
+        let params = Params::new(&self.cloth, input.dt, scales, input.gravity, &input.air);
+        self.ctx
+            .queue
+            .write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
+        let k = &self.kernels;
         self.submit("forces", |e| {
             let mut pass = Self::pass(e, "element kernels and gather");
             for kernel in [&k.membrane, &k.bending, &k.gather] {
@@ -981,15 +1133,33 @@ impl GpuBackend {
                 r.forces.record(&mut pass);
                 r.precondition.record(&mut pass);
             }
-            k.constrain.record(&mut pass);
+            [&k.hold_pinned, &k.constrain][usize::from(to_targets)].record(&mut pass);
         })?;
         self.ctx
             .device
             .poll(wgpu::PollType::wait_indefinitely())
             .map_err(|e| Error::Gpu(format!("waiting for the device: {e}")))?;
-        let forces_ms = t0.elapsed().as_secs_f64() * 1e3;
+        Ok(())
+    }
 
-        let t1 = Instant::now();
+    /// Solves `(M + S) dv = k f - S v` on the device from the warm start in
+    /// `dv`, then records `finish` after the reactions' product `A dv` (in
+    /// `q`); returns the PCG's scalars and the dispatches recorded, less
+    /// `finish`'s.
+    fn solve(
+        &self,
+        input: &StepInput,
+        rep: Option<&Repulsion>,
+        finish: impl FnOnce(&mut wgpu::ComputePass<'_>),
+    ) -> Result<(Scalars, u64)> {
+        let n = self.cloth.vertex_count();
+        let init = Scalars {
+            tol2: (input.solver.tolerance * input.solver.tolerance) as f32,
+            max_iterations: input.solver.max_iterations as u32,
+            ..Scalars::default()
+        };
+        self.ctx.queue.write_buffer(&self.scalars, 0, bytemuck::bytes_of(&init));
+        let k = &self.kernels;
         let product = |pass: &mut wgpu::ComputePass, mode: usize| {
             k.face_product.record(pass);
             k.hinge_product.record(pass);
@@ -1001,7 +1171,7 @@ impl GpuBackend {
         };
         let bytes = (n * 16) as u64;
         self.submit("start", |e| {
-            // rhs = h f - S v.
+            // rhs = k f - S v.
             e.copy_buffer_to_buffer(&self.v, 0, &self.p, 0, bytes);
             {
                 let mut pass = Self::pass(e, "right-hand side");
@@ -1022,11 +1192,10 @@ impl GpuBackend {
             k.first_direction.record(&mut pass);
         })?;
         let mut s: Scalars = self.read(&self.scalars, 1)?[0];
-        // forces 4, start 10 + 6, finish 5, and 7 per recorded iteration
-        // (the position update and collisions are counted below).
-        // Self-collision adds 2 per product and 2 to the forces.
+        // start 10 + 6, 7 per recorded iteration, and the finish's 4 before
+        // `finish`; self-collision adds 2 per product.
         let per_product = if rep.is_some() { 2 } else { 0 };
-        let mut dispatches = 25 + 6 * per_product;
+        let mut dispatches = 20 + 4 * per_product;
         let batch = input.solver.readback_interval.max(1);
         while s.done == 0 {
             dispatches += (7 + per_product) * batch as u64;
@@ -1049,7 +1218,6 @@ impl GpuBackend {
                 s.iterations, s.pq
             )));
         }
-        let limiter = self.limiter.as_ref().zip(input.strain_limit.as_ref());
         self.submit("finish", |e| {
             let mut pass = Self::pass(e, "reactions");
             k.zero_free.record(&mut pass);
@@ -1057,87 +1225,9 @@ impl GpuBackend {
             e.copy_buffer_to_buffer(&self.dv, 0, &self.p, 0, bytes);
             let mut pass = Self::pass(e, "reactions and velocity update");
             product(&mut pass, PLAIN);
-            k.reactions.record(&mut pass);
-            k.advance_velocity.record(&mut pass);
-            if let Some((l, limit)) = limiter {
-                for _ in 0..limit.iterations {
-                    l.edge_request.record(&mut pass);
-                    l.apply_requests.record(&mut pass);
-                }
-            }
+            finish(&mut pass);
         })?;
-        if let Some((_, limit)) = limiter {
-            dispatches += 2 * limit.iterations as u64;
-        }
-        let all = self.read_vec3(&self.reaction)?;
-        let reactions = input.pinned.iter().map(|&i| all[i as usize]).collect();
-        let solve_ms = t1.elapsed().as_secs_f64() * 1e3;
-
-        let t2 = Instant::now();
-        let collide = self.collide.as_ref().filter(|_| !obstacles.is_empty());
-        if let Some(c) = collide {
-            let q = &self.ctx.queue;
-            q.write_buffer(&c.obstacles, 0, bytemuck::cast_slice(&obstacles));
-            q.write_buffer(
-                &self.obstacle_count,
-                0,
-                bytemuck::cast_slice(&[obstacles.len() as u32, 0, 0, 0]),
-            );
-        }
-        self.submit("collide and position update", |e| {
-            let mut pass = Self::pass(e, "collide and position update");
-            if let Some(c) = collide {
-                c.respond.record(&mut pass);
-            }
-            if let Some(r) = rep {
-                for _ in 0..CORRECTION_ITERATIONS {
-                    r.pair_impulse.record(&mut pass);
-                    r.apply_impulses.record(&mut pass);
-                }
-            }
-            k.advance_position.record(&mut pass);
-            if let Some(c) = collide {
-                c.settle.record(&mut pass);
-            }
-        })?;
-        dispatches += 2 + if collide.is_some() { 2 } else { 0 };
-        dispatches += if rep.is_some() {
-            2 * CORRECTION_ITERATIONS as u64
-        } else {
-            0
-        };
-        let contact = match collide {
-            Some(_) => {
-                let c: Vec<[f32; 2]> = self.read(&self.contact, n)?;
-                ContactReport {
-                    contacts: c.iter().filter(|c| c[0] != 0.0).count(),
-                    penetration: c.iter().fold(0.0f64, |m, c| m.max(-c[1] as f64)),
-                }
-            }
-            None => ContactReport::default(),
-        };
-        let collide_ms = t2.elapsed().as_secs_f64() * 1e3 + proximity_ms;
-        let residual = if s.zero != 0 {
-            0.0
-        } else {
-            ((s.rr / s.rr_ref) as f64).sqrt()
-        };
-        if !residual.is_finite() {
-            return Err(Error::Step(
-                "the solve produced a non-finite residual (the step blew up): reduce dt".into(),
-            ));
-        }
-        Ok(StepReport {
-            cg_iterations: s.iterations as usize,
-            cg_residual: residual,
-            reactions,
-            forces_ms,
-            solve_ms,
-            dispatches,
-            contact,
-            collide_ms,
-            proximity_pairs: prox.pairs.len(),
-        })
+        Ok((s, dispatches))
     }
 }
 

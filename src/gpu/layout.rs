@@ -283,7 +283,8 @@ fn plastic_id(m: PlasticModel) -> u32 {
 }
 
 impl Params {
-    pub fn new(cloth: &Cloth, scales: &Scales, gravity: glam::DVec3, air: &Air) -> Params {
+    /// A step `h` whose solves take the factors `scales`.
+    pub fn new(cloth: &Cloth, h: f64, scales: &Scales, gravity: glam::DVec3, air: &Air) -> Params {
         let m = &cloth.material;
         let s = m.stretching;
         Params {
@@ -303,8 +304,8 @@ impl Params {
                 plastic_id(m.in_plane_models.plasticity),
             ],
             stretching: [s.k11, s.k12, s.k22, s.k33].map(|x| x as f32),
-            step: [scales.dt, scales.material_dt, m.bending, m.bending_damping].map(|x| x as f32),
-            scales: [scales.elastic, scales.friction, scales.damping, 0.0].map(|x| x as f32),
+            step: [h, scales.material_dt, m.bending, m.bending_damping].map(|x| x as f32),
+            scales: [scales.elastic, scales.friction, scales.damping, scales.dt].map(|x| x as f32),
             gravity: [gravity.x, gravity.y, gravity.z, 0.0].map(|x| x as f32),
             air: [
                 air.drag,

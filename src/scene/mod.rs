@@ -8,7 +8,7 @@ mod resolve;
 pub mod schema;
 
 pub use resolve::{Axis, Handle, Phase, Scene};
-pub use schema::{Action, Motion, ObstacleAction, RotateSpec, SelfCollision, SolverSettings, StrainLimit};
+pub use schema::{Action, Integrator, Motion, ObstacleAction, RotateSpec, SelfCollision, SolverSettings, StrainLimit};
 
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};

@@ -20,6 +20,9 @@ pub struct SceneFile {
     pub solver: SolverSettings,
     #[serde(default)]
     pub self_collision: SelfCollision,
+    /// The time integrator.
+    #[serde(default)]
+    pub integrator: Integrator,
     /// Drag and wind (Melo et al. Eq. 14-16); absent: still air, no drag.
     #[serde(default)]
     pub air: crate::model::air::Air,
@@ -118,6 +121,18 @@ impl Default for SelfCollision {
             friction: default_self_friction(),
         }
     }
+}
+
+/// The time integrator (cpu/mod.rs `step_in_pool`).
+#[derive(Deserialize, Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Integrator {
+    /// Linearised backward Euler, everything implicit (the paper's).
+    #[default]
+    BackwardEuler,
+    /// Bridson, Marino & Fedkiw 2003 §3: elastic forces explicit, damping
+    /// implicit, second order (their variable-step variant).
+    BridsonMixed,
 }
 
 /// Strain limiting (Bridson, Marino & Fedkiw 2003 §3; `cpu/strain_limit.rs`

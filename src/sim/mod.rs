@@ -203,6 +203,7 @@ impl Simulation {
             self_collision: self.scene.self_collision,
             strain_limit: self.scene.strain_limit,
             air: self.scene.air,
+            integrator: self.scene.integrator,
         })?;
         // A solve that ends worse than its start has diverged: the state
         // blew up (the backends catch non-finite values themselves).
