@@ -5,6 +5,7 @@
 // Jacobi). When the air acts (model/air.rs), each vertex's unit normal (its
 // faces' A_f F_u x F_v, normalised) is kept for the products, the wind adds
 // a rho_R (n . u) n and the block h a (rho_D I + rho_R n n^T), a = m / rho.
+// A sticking spring (sim/sticking.rs) adds k (target - x) and h^2 k I.
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> mass: array<f32>;
@@ -20,6 +21,8 @@
 @group(0) @binding(10) var<storage, read_write> force: array<vec4<f32>>;
 @group(0) @binding(11) var<storage, read_write> inv_diag: array<mat3x3<f32>>;
 @group(0) @binding(13) var<storage, read_write> air_normal: array<vec4<f32>>;
+@group(0) @binding(14) var<storage, read> x: array<Displacement>;
+@group(0) @binding(15) var<storage, read> stick: array<vec4<f32>>;  // target - X, stiffness
 
 // The (a, a) block of a face's system block (model/membrane.rs `block`).
 fn face_block(l: FaceLin, b: vec2<f32>, area: f32) -> mat3x3<f32> {
@@ -68,6 +71,12 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g
         let g = hinge_grad(entry.x, entry.y);
         f += g * l.a.w;
         block += outer(g, g) * l.b.w;
+    }
+    if (params.wind.w != 0.0) {
+        let st = stick[v];
+        f += (st.xyz - displacement(x[v])) * st.w;
+        let d = params.scales.y * st.w;
+        block += mat3x3<f32>(vec3<f32>(d, 0.0, 0.0), vec3<f32>(0.0, d, 0.0), vec3<f32>(0.0, 0.0, d));
     }
     force[v] = vec4<f32>(f, 0.0);
     inv_diag[v] = inverse3(block);

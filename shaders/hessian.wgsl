@@ -24,6 +24,7 @@
 @group(0) @binding(16) var<storage, read_write> q: array<vec4<f32>>;
 @group(0) @binding(17) var<storage, read_write> partial: array<vec2<f32>>;
 @group(0) @binding(19) var<storage, read> air_normal: array<vec4<f32>>;  // gather.wgsl
+@group(0) @binding(20) var<storage, read> stick: array<vec4<f32>>;       // gather.wgsl
 
 // A (dP_u, dP_v) of a face under corner displacement p (`stress_differential`).
 @compute @workgroup_size(WORKGROUP)
@@ -89,6 +90,10 @@ fn gather_product(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_wor
                 let n = air_normal[v].xyz;
                 let pv = p[v].xyz;
                 y += (pv * params.air.x + n * (params.air.y * dot(n, pv))) * (mass[v] * params.air.z * params.scales.z);
+            }
+            if (params.wind.w != 0.0) {
+                // A sticking spring's block h^2 k I.
+                y += p[v].xyz * (params.scales.y * stick[v].w);
             }
         }
         q[v] = vec4<f32>(y, 0.0);

@@ -30,6 +30,18 @@ pub struct StepInput<'a> {
     /// Drag and wind (Melo et al. Eq. 14-16).
     pub air: crate::model::air::Air,
     pub integrator: Integrator,
+    /// The step's sticking springs.
+    pub sticks: &'a [Stick],
+}
+
+/// A sticking spring (sim/sticking.rs) over one step: energy
+/// `stiffness/2 |x - target|^2` on `vertex`, implicit like the elastic
+/// forces (explicit in the mixed scheme).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Stick {
+    pub vertex: u32,
+    pub target: DVec3,
+    pub stiffness: f64,
 }
 
 /// What a step reports back.

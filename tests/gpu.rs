@@ -102,6 +102,66 @@ fn the_mixed_integrator_matches_the_cpu_within_the_default_tolerances() {
     println!("mixed hang, step 20: {:?}", c.last());
 }
 
+/// Sticking springs (Bridson 2003 §6) in the forces, the preconditioner
+/// and the products: the `sticky-hand` strip at rest, its right half pulled
+/// by springs towards targets 1 mm below and 0.5 mm aside (as a hand
+/// moving away would), one step on both backends.
+#[test]
+fn sticking_springs_match_the_cpu_from_identical_states() {
+    use crease::backend::{StepInput, Stick};
+    use glam::DVec3;
+    if !common::have_gpu() {
+        return;
+    }
+    let scene = scene::load("sticky-hand", &[]).unwrap();
+    let x = scene.cloth.mesh.positions.clone();
+    let v = vec![DVec3::ZERO; x.len()];
+    let ch = cpu_state_at(&scene, 0.0).2;
+    let sticks: Vec<Stick> = (0..x.len())
+        .filter(|&i| x[i].x > 0.05)
+        .map(|i| Stick {
+            vertex: i as u32,
+            target: x[i] + DVec3::new(0.0005, -0.001, 0.0),
+            stiffness: 5.0,
+        })
+        .collect();
+    let pinned = &scene.handles[0].vertices;
+    let targets: Vec<DVec3> = pinned.iter().map(|&i| x[i as usize]).collect();
+    let mut input = StepInput {
+        dt: scene.dt,
+        material_dt: scene.dt,
+        gravity: scene.gravity,
+        pinned,
+        targets: &targets,
+        solver: scene.solver,
+        grids: &[],
+        obstacles: &[],
+        self_collision: scene.self_collision,
+        strain_limit: None,
+        air: scene.air,
+        integrator: scene.integrator,
+        sticks: &[],
+    };
+    let loose = step_both(&scene, &x, &v, &ch, &input);
+    input.sticks = &sticks;
+    let both = step_both(&scene, &x, &v, &ch, &input);
+    let diagonal = scene.cloth.diagonal();
+    let pulled = sticks
+        .iter()
+        .map(|s| both.vc[s.vertex as usize].y - loose.vc[s.vertex as usize].y)
+        .fold(0.0, f64::min);
+    println!(
+        "springs pull the right half down by up to {:.3} m/s; GPU vs CPU: position {:.1e} of the diagonal, \
+         velocity {:.1e} of the fastest",
+        -pulled,
+        both.dx / diagonal,
+        both.dv / both.speed
+    );
+    assert!(pulled < -0.1, "the springs pulled by only {pulled} m/s");
+    assert!(both.dx / diagonal < 1e-5, "positions differ by {} m", both.dx);
+    assert!(both.dv / both.speed < 1e-4, "velocities differ by {} m/s", both.dv);
+}
+
 #[test]
 fn a_draping_sheet_stays_with_the_cpu_over_100_steps() {
     if !common::have_gpu() {
@@ -324,6 +384,7 @@ fn contact_response_matches_the_cpu_from_identical_states() {
             strain_limit: scene.strain_limit,
             air: scene.air,
             integrator: scene.integrator,
+            sticks: &[],
         };
         let Both {
             rc,
@@ -384,6 +445,7 @@ fn self_collision_matches_the_cpu_from_identical_states() {
         strain_limit: scene.strain_limit,
         air: scene.air,
         integrator: scene.integrator,
+        sticks: &[],
     };
     let Both {
         rc, rg, dx, dv, speed, ..
@@ -451,6 +513,7 @@ fn strain_limiting_matches_the_cpu_from_identical_states() {
         strain_limit: None,
         air: scene.air,
         integrator: scene.integrator,
+        sticks: &[],
     };
     let moved = |b: &Both| -> Vec<DVec3> { x.iter().zip(&b.vc).map(|(x, v)| *x + *v * scene.dt).collect() };
     let free = step_both(&scene, &x, &v, &ch, &input);

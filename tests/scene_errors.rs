@@ -228,6 +228,32 @@ fn unknown_integrator() {
 }
 
 #[test]
+fn bad_sticking() {
+    let mut v = base();
+    v["obstacles"] = serde_json::json!({
+        "hand": { "shape": { "sphere": { "center": [0, 0, 0], "radius": 0.01 } } }
+    });
+    let e = error_of(&v, &["sticking={}"]);
+    assert!(
+        e.contains("test.json") && e.contains("sticking") && e.contains("no obstacle is sticky"),
+        "{e}"
+    );
+    for (set, field) in [
+        ("sticking={\"stiffness\": -1}", "sticking.stiffness"),
+        ("sticking={\"release\": 0}", "sticking.release"),
+        ("sticking={\"cloth\": {\"side\": \"middle\"}}", "sticking"),
+        (
+            "obstacles.hand.sticky={\"box\": {\"min\": [0, 0, 0], \"max\": [0, 1, 1]}}",
+            "obstacles.hand.sticky.box",
+        ),
+        ("timeline.settle.sticking=\"yes\"", "sticking"),
+    ] {
+        let e = error_of(&v, &["obstacles.hand.sticky=true", set]);
+        assert!(e.contains("test.json") && e.contains(field), "{set}: {e}");
+    }
+}
+
+#[test]
 fn bad_air() {
     for (set, field) in [
         ("air={\"drag\": -1}", "air.drag"),

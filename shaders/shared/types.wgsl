@@ -20,7 +20,7 @@ struct Params {
                            // (force factor and channel dt; h/2 and no elastic blocks in Bridson's mixed scheme)
     gravity: vec4<f32>,
     air: vec4<f32>,        // drag rho_D, normal drag rho_R, 1 / density, 1 when the air acts (model/air.rs)
-    wind: vec4<f32>,       // wind velocity u, -
+    wind: vec4<f32>,       // wind velocity u, 1 when the step has sticking springs (sim/sticking.rs)
     bending: ChannelParams,
     in_plane: array<ChannelParams, 3>,
 }

@@ -31,6 +31,9 @@ pub struct Obstacle {
     pub thickness: f64,
     /// Present from the start (a phase can add or remove it).
     pub enabled: bool,
+    /// Where cloth sticks to it (with the scene's sticking): the surface
+    /// inside this box, in its start coordinates; `None`: not sticky.
+    pub sticky: Option<(DVec3, DVec3)>,
 }
 
 /// A rigid pose: `world = rot * local + trans`.

@@ -2,9 +2,11 @@
 //! contributions of its faces and hinges in a fixed order, so there are no
 //! atomics or locks and the result is the same whatever the thread count.
 
+use super::Scales;
 use super::bending::HingeStates;
 use super::membrane::FaceStates;
 use super::repulsion::Repulsion;
+use crate::backend::StepInput;
 use crate::cloth::Cloth;
 use crate::model::air::Air;
 use crate::model::membrane::outer;
@@ -31,20 +33,46 @@ pub fn forces(cloth: &Cloth, faces: &FaceStates, hinges: &HingeStates, gravity: 
     });
 }
 
-/// The air's part of a step (model/air.rs): each vertex's unit normal and
-/// the system factor `h` of its damping block.
-pub struct AirTerm<'a> {
-    pub air: Air,
-    pub normals: &'a [DVec3],
-    pub scale: f64,
+/// Per-vertex blocks of the system beyond the mass: the air's damping
+/// (model/air.rs; each vertex's unit normal, system factor `h`) and the
+/// sticking springs (`stick[v]` N/m, system factor `h^2`, like the
+/// elastic forces').
+pub struct VertexBlocks<'a> {
+    pub air: Option<(Air, &'a [DVec3])>,
+    pub damping: f64,
+    pub stick: &'a [f64],
+    pub spring: f64,
 }
 
-impl AirTerm<'_> {
-    /// The vertex's block of the system: `h D_v`.
+impl<'a> VertexBlocks<'a> {
+    /// The step's blocks, if it has air or sticking springs.
+    pub fn of(input: &StepInput, scales: &Scales, stick: &'a [f64], normals: &'a [DVec3]) -> Option<Self> {
+        (input.air.acts() || !input.sticks.is_empty()).then(|| VertexBlocks {
+            air: input.air.acts().then_some((input.air, normals)),
+            damping: scales.damping,
+            stick,
+            spring: scales.friction,
+        })
+    }
+
+    /// The vertex's block of the system: `h D_v + h^2 k_v I`.
     pub fn block(&self, cloth: &Cloth, v: usize) -> DMat3 {
-        self.air
-            .damping(cloth.mass[v] / cloth.material.density, self.normals[v])
-            * self.scale
+        let spring = DMat3::from_diagonal(DVec3::splat(self.stick[v] * self.spring));
+        match &self.air {
+            Some((air, normals)) => {
+                air.damping(cloth.mass[v] / cloth.material.density, normals[v]) * self.damping + spring
+            }
+            None => spring,
+        }
+    }
+}
+
+/// The sticking springs' forces `k (target - x)` added to `force`.
+pub fn sticks(stick: &[f64], target: &[DVec3], x: &[DVec3], force: &mut [DVec3]) {
+    for (((f, k), t), x) in force.iter_mut().zip(stick).zip(target).zip(x) {
+        if *k != 0.0 {
+            *f += (*t - *x) * *k;
+        }
     }
 }
 
@@ -77,7 +105,7 @@ pub fn inverse_diagonal(
     faces: &FaceStates,
     hinges: &HingeStates,
     repulsion: Option<&Repulsion>,
-    air: Option<&AirTerm>,
+    blocks: Option<&VertexBlocks>,
     out: &mut [DMat3],
 ) {
     let topo = &cloth.topology;
@@ -94,8 +122,8 @@ pub fn inverse_diagonal(
         if let Some(r) = repulsion {
             h += r.diagonal(v);
         }
-        if let Some(a) = air {
-            h += a.block(cloth, v);
+        if let Some(b) = blocks {
+            h += b.block(cloth, v);
         }
         let block = DMat3::from_diagonal(DVec3::splat(cloth.mass[v])) + h;
         *o = block.inverse();

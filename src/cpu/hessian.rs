@@ -5,7 +5,7 @@
 //! scratch buffers, then a per-vertex gather. No global matrix is assembled.
 
 use super::bending::HingeStates;
-use super::gather::AirTerm;
+use super::gather::VertexBlocks;
 use super::membrane::FaceStates;
 use super::reduce::CHUNK;
 use super::repulsion::Repulsion;
@@ -39,8 +39,8 @@ pub struct Operator<'a> {
     pub faces: &'a FaceStates,
     pub hinges: &'a HingeStates,
     pub repulsion: Option<&'a Repulsion<'a>>,
-    /// Drag and wind's damping blocks, when the air acts.
-    pub air: Option<&'a AirTerm<'a>>,
+    /// The air's damping and the sticking springs, when there are any.
+    pub blocks: Option<&'a VertexBlocks<'a>>,
     pub mass_scale: f64,
 }
 
@@ -113,8 +113,8 @@ impl Operator<'_> {
                     if let Some(r) = self.repulsion {
                         hp += r.gather(v, pair_out);
                     }
-                    if let Some(a) = self.air {
-                        hp += a.block(cloth, v) * p[v];
+                    if let Some(b) = self.blocks {
+                        hp += b.block(cloth, v) * p[v];
                     }
                     *o = p[v] * (self.mass_scale * cloth.mass[v]) + hp;
                     dot += p[v].dot(*o);

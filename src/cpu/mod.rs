@@ -103,6 +103,10 @@ pub struct CpuBackend {
     /// before the constraints changed them.
     v_tilde: Vec<DVec3>,
     v_before: Vec<DVec3>,
+    /// The step's sticking springs per vertex: stiffness (0: none) and
+    /// target.
+    stick: Vec<f64>,
+    stick_target: Vec<DVec3>,
     /// Each vertex's unit normal, for the air's forces.
     normals: Vec<DVec3>,
     scratch: hessian::Scratch,
@@ -138,6 +142,8 @@ impl CpuBackend {
             touched: vec![false; n],
             v_tilde: vec![DVec3::ZERO; n],
             v_before: vec![DVec3::ZERO; n],
+            stick: vec![0.0; n],
+            stick_target: vec![DVec3::ZERO; n],
             normals: vec![DVec3::ZERO; n],
             scratch: hessian::Scratch::new(&cloth),
             vectors: pcg::Vectors::default(),
@@ -236,6 +242,11 @@ impl CpuBackend {
             friction: sc.friction,
             scale: if mixed { 0.0 } else { h * h },
         });
+        self.stick.fill(0.0);
+        for st in input.sticks {
+            self.stick[st.vertex as usize] = st.stiffness;
+            self.stick_target[st.vertex as usize] = st.target;
+        }
         self.evaluate(input, &scales, repulsion.as_ref());
         let mut forces_ms = t0.elapsed().as_secs_f64() * 1e3 - proximity_ms;
 
@@ -314,8 +325,8 @@ impl CpuBackend {
     }
 
     /// Updates the channels and evaluates, at the current `x` and `v`, the
-    /// force (with the repulsion springs and the wind) and the inverse
-    /// diagonal blocks of the system.
+    /// force (with the repulsion springs, the wind and the sticking springs)
+    /// and the inverse diagonal blocks of the system.
     fn evaluate(&mut self, input: &StepInput, scales: &Scales, repulsion: Option<&Repulsion>) {
         let cloth = Arc::clone(&self.cloth);
         self.forces(input.gravity, scales);
@@ -325,17 +336,16 @@ impl CpuBackend {
         if input.air.acts() {
             gather::air(&cloth, &self.faces, &input.air, &mut self.normals, &mut self.force);
         }
-        let air = input.air.acts().then_some(gather::AirTerm {
-            air: input.air,
-            normals: &self.normals,
-            scale: scales.damping,
-        });
+        if !input.sticks.is_empty() {
+            gather::sticks(&self.stick, &self.stick_target, &self.x, &mut self.force);
+        }
+        let blocks = gather::VertexBlocks::of(input, scales, &self.stick, &self.normals);
         gather::inverse_diagonal(
             &cloth,
             &self.faces,
             &self.hinges,
             repulsion,
-            air.as_ref(),
+            blocks.as_ref(),
             &mut self.inv_diag,
         );
     }
@@ -351,17 +361,13 @@ impl CpuBackend {
         to_targets: bool,
     ) -> Result<pcg::Solve> {
         let cloth = Arc::clone(&self.cloth);
-        let air = input.air.acts().then_some(gather::AirTerm {
-            air: input.air,
-            normals: &self.normals,
-            scale: scales.damping,
-        });
+        let blocks = gather::VertexBlocks::of(input, scales, &self.stick, &self.normals);
         let mut op = hessian::Operator {
             cloth: &cloth,
             faces: &self.faces,
             hinges: &self.hinges,
             repulsion,
-            air: air.as_ref(),
+            blocks: blocks.as_ref(),
             mass_scale: 0.0,
         };
         // rhs = k f - S v.

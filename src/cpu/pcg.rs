@@ -178,7 +178,7 @@ mod tests {
                 faces: &faces,
                 hinges: &hinges,
                 repulsion: None,
-                air: None,
+                blocks: None,
                 mass_scale: 1.0,
             };
             let mut inv = vec![DMat3::IDENTITY; n];

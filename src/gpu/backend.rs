@@ -179,6 +179,8 @@ pub struct GpuBackend {
     /// the constraints.
     v_tilde: wgpu::Buffer,
     v_before: wgpu::Buffer,
+    /// The step's sticking springs: target displacement, stiffness.
+    stick: wgpu::Buffer,
     /// Workgroups per dispatch row (see [`dispatch`]).
     row: u32,
     /// Bytes of every buffer allocated on the device.
@@ -264,6 +266,7 @@ impl GpuBackend {
                 &Scales::new(1e-3, 1e-3, 0.0),
                 DVec3::ZERO,
                 &Air::default(),
+                false,
             ),
         );
         let faces: Vec<[u32; 4]> = cloth.mesh.faces.iter().map(|f| [f[0], f[1], f[2], 0]).collect();
@@ -330,6 +333,7 @@ impl GpuBackend {
         let hinge_s = zeroed::<f32>(&ctx, "hinge_s", nh)?;
         let inv_diag = zeroed::<[[f32; 4]; 3]>(&ctx, "inv_diag", n)?;
         let air_normal = zeroed::<[f32; 4]>(&ctx, "air_normal", n)?;
+        let stick = zeroed::<[f32; 4]>(&ctx, "stick", n)?;
         let scalars = zeroed::<Scalars>(&ctx, "scalars", 1)?;
         let partial = zeroed::<[f32; 2]>(&ctx, "partial", groups(n) as usize)?;
         let count = uniform(&ctx, "partial_count", &[groups(n), 0, 0, 0]);
@@ -394,6 +398,7 @@ impl GpuBackend {
             ("q", &q),
             ("partial", &partial),
             ("air_normal", &air_normal),
+            ("stick", &stick),
         ];
         let hessian_buffers = |mode| with_mode(&hessian_base, mode);
         let pcg_buffers = [
@@ -479,6 +484,8 @@ impl GpuBackend {
                     ("force", &force),
                     ("inv_diag", &inv_diag),
                     ("air_normal", &air_normal),
+                    ("x", &x),
+                    ("stick", &stick),
                 ],
             )?,
             constrain: kernel(&integrate, "constrain", n, &integrate_buffers)?,
@@ -543,6 +550,7 @@ impl GpuBackend {
             &hinge_s,
             &inv_diag,
             &air_normal,
+            &stick,
             &v_tilde,
             &v_before,
             &scalars,
@@ -593,6 +601,7 @@ impl GpuBackend {
             limiter: None,
             v_tilde,
             v_before,
+            stick,
             row,
         })
     }
@@ -914,7 +923,7 @@ impl GpuBackend {
     /// Updates the channels and evaluates the total force at the current
     /// state, like `CpuBackend::forces`.
     pub fn forces(&mut self, gravity: DVec3, scales: &Scales) -> Result<Vec<DVec3>> {
-        let params = Params::new(&self.cloth, scales.dt, scales, gravity, &Air::default());
+        let params = Params::new(&self.cloth, scales.dt, scales, gravity, &Air::default(), false);
         self.ctx
             .queue
             .write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
@@ -991,6 +1000,14 @@ impl GpuBackend {
         }
         q.write_buffer(&self.free, 0, bytemuck::cast_slice(&free));
         q.write_buffer(&self.targets, 0, bytemuck::cast_slice(&targets));
+        if !input.sticks.is_empty() {
+            let mut stick = vec![[0.0f32; 4]; n];
+            for st in input.sticks {
+                let d = st.target - self.cloth.mesh.positions[st.vertex as usize];
+                stick[st.vertex as usize] = [d.x, d.y, d.z, st.stiffness].map(|c| c as f32);
+            }
+            q.write_buffer(&self.stick, 0, bytemuck::cast_slice(&stick));
+        }
 
         let rep = self.repulsion.as_ref().filter(|_| !prox.pairs.is_empty());
         let t0 = Instant::now();
@@ -1119,7 +1136,8 @@ impl GpuBackend {
     /// `scales.material_dt`), then the pinned vertices' dv: onto their
     /// targets, or (`to_targets` false) held at zero.
     fn evaluate(&self, input: &StepInput, scales: &Scales, rep: Option<&Repulsion>, to_targets: bool) -> Result<()> {
-        let params = Params::new(&self.cloth, input.dt, scales, input.gravity, &input.air);
+        let sticking = !input.sticks.is_empty();
+        let params = Params::new(&self.cloth, input.dt, scales, input.gravity, &input.air, sticking);
         self.ctx
             .queue
             .write_buffer(&self.params, 0, bytemuck::bytes_of(&params));

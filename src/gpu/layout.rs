@@ -32,6 +32,7 @@ pub struct Params {
     pub gravity: [f32; 4],
     /// Drag `rho_D`, normal drag `rho_R`, 1 / density, 1 when the air acts.
     pub air: [f32; 4],
+    /// The wind; 1 when the step has sticking springs.
     pub wind: [f32; 4],
     pub bending: ChannelParams,
     pub in_plane: [ChannelParams; 3],
@@ -283,8 +284,9 @@ fn plastic_id(m: PlasticModel) -> u32 {
 }
 
 impl Params {
-    /// A step `h` whose solves take the factors `scales`.
-    pub fn new(cloth: &Cloth, h: f64, scales: &Scales, gravity: glam::DVec3, air: &Air) -> Params {
+    /// A step `h` whose solves take the factors `scales`; `sticking`: the
+    /// `stick` buffer holds the step's sticking springs.
+    pub fn new(cloth: &Cloth, h: f64, scales: &Scales, gravity: glam::DVec3, air: &Air, sticking: bool) -> Params {
         let m = &cloth.material;
         let s = m.stretching;
         Params {
@@ -314,7 +316,7 @@ impl Params {
                 f64::from(u8::from(air.acts())),
             ]
             .map(|x| x as f32),
-            wind: [air.wind[0], air.wind[1], air.wind[2], 0.0].map(|x| x as f32),
+            wind: [air.wind[0], air.wind[1], air.wind[2], f64::from(u8::from(sticking))].map(|x| x as f32),
             bending: channel_params(&m.bending_channel),
             in_plane: m.in_plane_channels.each_ref().map(channel_params),
         }

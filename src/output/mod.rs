@@ -42,6 +42,8 @@ pub struct MetricsRow {
     pub contact: ContactReport,
     /// Self-collision pairs in the frame's last step.
     pub proximity_pairs: usize,
+    /// Vertices stuck to sticky obstacles.
+    pub stuck: usize,
     /// The cloth's crossing triangle pairs, when counted.
     pub intersections: Option<usize>,
 }
@@ -76,6 +78,7 @@ impl MetricsRow {
             ("contacts".into(), json!(self.contact.contacts)),
             ("penetration".into(), json!(self.contact.penetration)),
             ("proximity_pairs".into(), json!(self.proximity_pairs)),
+            ("stuck".into(), json!(self.stuck)),
         ];
         if let Some(n) = self.intersections {
             f.push(("intersections".into(), json!(n)));
@@ -219,6 +222,7 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
                 reactions: reactions.to_vec(),
                 contact: report.contact,
                 proximity_pairs: report.proximity_pairs,
+                stuck: sim.stuck(),
                 intersections: match opts.check_intersections {
                     true => Some(crate::collide::intersect::intersecting_pairs(
                         &sim.scene.cloth.mesh.faces,

@@ -7,7 +7,7 @@ mod overrides;
 mod resolve;
 pub mod schema;
 
-pub use resolve::{Axis, Handle, Phase, Scene};
+pub use resolve::{Axis, Handle, Phase, Scene, Sticking};
 pub use schema::{Action, Integrator, Motion, ObstacleAction, RotateSpec, SelfCollision, SolverSettings, StrainLimit};
 
 use crate::error::{Error, Result};
@@ -27,6 +27,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("specimen", include_str!("../../scenes/specimen.json")),
     ("container", include_str!("../../scenes/container.json")),
     ("recovery", include_str!("../../scenes/recovery.json")),
+    ("sticky-hand", include_str!("../../scenes/sticky-hand.json")),
 ];
 
 /// The scene `crease run` uses when none is given.

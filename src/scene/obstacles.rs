@@ -1,7 +1,7 @@
 //! Resolution of the scene's `obstacles`: shapes checked field by field,
 //! then baked into signed-distance grids (mesh bakes through the cache).
 
-use super::schema::{ObstacleSpec, ShapeSpec};
+use super::schema::{ObstacleSpec, ShapeSpec, StickySpec};
 use crate::collide::cache::{self, Fnv};
 use crate::collide::mesh_sdf::MeshSdf;
 use crate::collide::{Obstacle, SdfGrid, Shape};
@@ -242,12 +242,28 @@ pub fn resolve(
             bake()
         }
         .map_err(|m| ctx.err(&field("cell"), m))?;
+        let sticky = match spec.sticky {
+            None | Some(StickySpec::All(false)) => None,
+            Some(StickySpec::All(true)) => Some((DVec3::NEG_INFINITY, DVec3::INFINITY)),
+            Some(StickySpec::Box { r#box: b }) => {
+                let lo = ctx.point(&field("sticky.box.min"), b.min)?;
+                let hi = ctx.point(&field("sticky.box.max"), b.max)?;
+                if !lo.cmplt(hi).all() {
+                    return Err(ctx.err(
+                        &field("sticky.box"),
+                        format!("min must be below max on every axis, got {lo} and {hi}"),
+                    ));
+                }
+                Some((lo, hi))
+            }
+        };
         out.push(Obstacle {
             name: name.clone(),
             grid: Arc::new(grid),
             friction: spec.friction,
             thickness,
             enabled: spec.enabled,
+            sticky,
         });
     }
     Ok(out)

@@ -42,6 +42,18 @@ pub struct Phase {
     pub actions: Vec<Option<Action>>,
     /// Per obstacle (same order as `Scene::obstacles`), likewise.
     pub obstacle_actions: Vec<Option<ObstacleAction>>,
+    /// Sticking switched off (`false`) or on again, or `None` to keep it.
+    pub sticking: Option<bool>,
+}
+
+/// The scene's sticking (sim/sticking.rs).
+#[derive(Clone, Debug)]
+pub struct Sticking {
+    /// Adhering vertices, sorted, unique.
+    pub vertices: Vec<u32>,
+    pub stiffness: f64,
+    pub tolerance: f64,
+    pub release: f64,
 }
 
 /// A validated scene, ready to simulate.
@@ -62,6 +74,7 @@ pub struct Scene {
     pub strain_limit: Option<StrainLimit>,
     pub air: crate::model::air::Air,
     pub integrator: super::Integrator,
+    pub sticking: Option<Sticking>,
     pub cloth: std::sync::Arc<Cloth>,
     pub handles: Vec<Handle>,
     pub obstacles: Vec<Obstacle>,
@@ -208,6 +221,30 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
     }
 
     let obstacles = super::obstacles::resolve(label, base, &f.obstacles, cloth.mesh.bounds())?;
+    let sticking = match &f.sticking {
+        None => None,
+        Some(st) => {
+            positive("sticking.stiffness", st.stiffness, " of N/m")?;
+            positive("sticking.tolerance", st.tolerance, " of metres")?;
+            positive("sticking.release", st.release, " of metres")?;
+            let vertices = match &st.cloth {
+                Some(sel) => select(&cloth.mesh, sel).map_err(|m| err("sticking.cloth", m))?,
+                None => (0..cloth.vertex_count() as u32).collect(),
+            };
+            if !obstacles.iter().any(|o| o.sticky.is_some()) {
+                return Err(err(
+                    "sticking",
+                    "no obstacle is sticky: give one `\"sticky\": true` or a `\"sticky\": {\"box\": ...}`".into(),
+                ));
+            }
+            Some(Sticking {
+                vertices,
+                stiffness: st.stiffness,
+                tolerance: st.tolerance,
+                release: st.release,
+            })
+        }
+    };
 
     if f.timeline.is_empty() {
         return Err(err("timeline", "needs at least one phase".into()));
@@ -310,6 +347,7 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
         phases.push(Phase {
             name: p.name.clone(),
             obstacle_actions,
+            sticking: p.sticking,
             steps: ((p.duration / f.dt).round() as u64).max(1),
             material_time: if p.material_time > 0.0 {
                 p.material_time
@@ -332,6 +370,7 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
         strain_limit: f.strain_limit,
         air: f.air,
         integrator: f.integrator,
+        sticking,
         cloth: std::sync::Arc::new(cloth),
         handles,
         obstacles,

@@ -23,6 +23,9 @@ pub struct SceneFile {
     /// The time integrator.
     #[serde(default)]
     pub integrator: Integrator,
+    /// Bridson et al. 2003 §6 dynamic sticking to sticky obstacles; absent: off.
+    #[serde(default)]
+    pub sticking: Option<StickingSpec>,
     /// Drag and wind (Melo et al. Eq. 14-16); absent: still air, no drag.
     #[serde(default)]
     pub air: crate::model::air::Air,
@@ -121,6 +124,48 @@ impl Default for SelfCollision {
             friction: default_self_friction(),
         }
     }
+}
+
+/// Sticking (sim/sticking.rs): cloth vertices of the adhering region that
+/// come within `tolerance` of a sticky obstacle's contact contour stick to
+/// it, held by springs to where they touched it as it moves, and let go
+/// once pulled `release` away.
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct StickingSpec {
+    /// The adhering vertices (a selector, as for handles); default: all.
+    #[serde(default)]
+    pub cloth: Option<Selector>,
+    /// Spring stiffness per vertex, N/m.
+    #[serde(default = "default_stick_stiffness")]
+    pub stiffness: f64,
+    /// Distance beyond an obstacle's thickness contour within which a
+    /// vertex attaches, m.
+    #[serde(default = "default_stick_tolerance")]
+    pub tolerance: f64,
+    /// Distance from its anchor at which a vertex lets go, m (its spring
+    /// weakens smoothly to nothing there).
+    #[serde(default = "default_stick_release")]
+    pub release: f64,
+}
+
+fn default_stick_stiffness() -> f64 {
+    10.0
+}
+fn default_stick_tolerance() -> f64 {
+    0.001
+}
+fn default_stick_release() -> f64 {
+    0.01
+}
+
+/// Where an obstacle is sticky: all of it, or the part of its surface in a
+/// box (world coordinates at the start; the box moves with the obstacle).
+#[derive(Deserialize, Debug, Clone, Copy)]
+#[serde(untagged)]
+pub enum StickySpec {
+    All(bool),
+    Box { r#box: BoundsSpec },
 }
 
 /// The time integrator (cpu/mod.rs `step_in_pool`).
@@ -409,6 +454,10 @@ pub struct PhaseSpec {
     /// What each obstacle does; obstacles not named keep their state.
     #[serde(default)]
     pub obstacles: BTreeMap<String, ObstacleAction>,
+    /// `false`: every stuck vertex lets go and none sticks during the
+    /// phase; `true`: sticking again; absent: as before.
+    #[serde(default)]
+    pub sticking: Option<bool>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -433,6 +482,9 @@ pub struct ObstacleSpec {
     /// Present from the start; `false` waits for an `"add"` in a phase.
     #[serde(default = "yes")]
     pub enabled: bool,
+    /// Whether cloth sticks to it (with the scene's `sticking`).
+    #[serde(default)]
+    pub sticky: Option<StickySpec>,
 }
 
 fn default_friction() -> f64 {

@@ -5,8 +5,9 @@
 
 mod handles;
 mod obstacles;
+mod sticking;
 
-use crate::backend::{Backend, BackendState, StepInput, StepReport};
+use crate::backend::{Backend, BackendState, StepInput, StepReport, Stick};
 use crate::collide::{ObstacleStep, SdfGrid};
 use crate::error::Result;
 use crate::scene::Scene;
@@ -14,6 +15,7 @@ use glam::DVec3;
 use handles::HandleState;
 use obstacles::ObstacleState;
 use std::sync::Arc;
+use sticking::StickState;
 
 /// Reaction of the cloth on one handle.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -42,6 +44,8 @@ pub struct SimState {
     material_time: f64,
     handles: Vec<HandleState>,
     obstacles: Vec<ObstacleState>,
+    #[serde(default)]
+    sticking: Option<StickState>,
 }
 
 pub struct Simulation {
@@ -57,6 +61,8 @@ pub struct Simulation {
     material_time: f64,
     pinned: Vec<u32>,
     targets: Vec<DVec3>,
+    sticking: Option<StickState>,
+    sticks: Vec<Stick>,
 }
 
 impl Simulation {
@@ -81,6 +87,8 @@ impl Simulation {
             material_time: 0.0,
             pinned: Vec::new(),
             targets: Vec::new(),
+            sticking: scene.sticking.as_ref().map(StickState::new),
+            sticks: Vec::new(),
             scene,
         }
     }
@@ -103,6 +111,7 @@ impl Simulation {
             material_time: self.material_time,
             handles: self.handles.clone(),
             obstacles: self.obstacles.clone(),
+            sticking: self.sticking.clone(),
         };
         Ok((sim, self.backend.save_state()?))
     }
@@ -128,6 +137,9 @@ impl Simulation {
         self.material_time = sim.material_time;
         self.handles.clone_from(&sim.handles);
         self.obstacles.clone_from(&sim.obstacles);
+        if sim.sticking.is_some() {
+            self.sticking.clone_from(&sim.sticking);
+        }
         Ok(())
     }
 
@@ -147,6 +159,11 @@ impl Simulation {
 
     pub fn done(&self) -> bool {
         self.phase >= self.scene.phases.len()
+    }
+
+    /// Vertices stuck to sticky obstacles now (0 without sticking).
+    pub fn stuck(&self) -> usize {
+        self.sticking.as_ref().map_or(0, |s| s.stuck())
     }
 
     /// Name of the current phase (the last one once done).
@@ -174,6 +191,9 @@ impl Simulation {
             for (k, state) in self.obstacles.iter_mut().enumerate() {
                 state.begin_phase(phase.obstacle_actions[k].as_ref());
             }
+            if let Some(st) = &mut self.sticking {
+                st.begin_phase(phase.sticking);
+            }
         }
         let s0 = self.phase_step as f64 / phase.steps as f64;
         let s = (self.phase_step + 1) as f64 / phase.steps as f64;
@@ -190,6 +210,12 @@ impl Simulation {
             self.active
                 .extend(state.step(o, k, phase.obstacle_actions[k].as_ref(), s0, s));
         }
+        if let (Some(st), Some(spec)) = (&mut self.sticking, &self.scene.sticking) {
+            let x = self.backend.positions()?;
+            let mut pinned = self.pinned.clone();
+            pinned.sort_unstable();
+            st.step(spec, &self.scene.obstacles, &self.active, &x, &pinned, &mut self.sticks);
+        }
         let material_dt = phase.material_time / phase.steps as f64;
         let report = self.backend.step(&StepInput {
             dt: self.scene.dt,
@@ -204,6 +230,7 @@ impl Simulation {
             strain_limit: self.scene.strain_limit,
             air: self.scene.air,
             integrator: self.scene.integrator,
+            sticks: &self.sticks,
         })?;
         // A solve that ends worse than its start has diverged: the state
         // blew up (the backends catch non-finite values themselves).
