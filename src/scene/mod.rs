@@ -28,6 +28,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("container", include_str!("../../scenes/container.json")),
     ("recovery", include_str!("../../scenes/recovery.json")),
     ("sticky-hand", include_str!("../../scenes/sticky-hand.json")),
+    ("miguel-twist", include_str!("../../scenes/miguel-twist.json")),
 ];
 
 /// The scene `crease run` uses when none is given.
