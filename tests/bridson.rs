@@ -248,3 +248,82 @@ fn a_strip_sticks_to_a_moving_hand_and_lets_go_when_pulled_away() {
     // The hand's top is at -0.131 m; the strip hangs from its held edge well above.
     assert!(left > -0.1, "the strip went down to {left} with the hand");
 }
+
+/// A 10 x 2 cm cotton strip folded in half onto itself, its base half
+/// sticky and its flap adhering (sticking to the cloth's own faces); the
+/// base is dropped 3 cm in 30 ms, then the flap's tip is pulled up 5 cm in
+/// 50 ms. Returns after each phase (fold, settle, drop, peel) the vertices
+/// stuck, and the flap tip's height above the base's far end.
+fn sticky_fold(sticking: bool) -> Vec<(usize, f64)> {
+    let sticking = if sticking {
+        r#""sticking": {
+            "cloth": { "box": { "min": [0.0549, -1, -1], "max": [1, 1, 1] } },
+            "sticky_cloth": { "box": { "min": [-1, -1, -1], "max": [0.0451, 1, 1] } },
+            "stiffness": 5, "release": 0.005
+        },"#
+    } else {
+        ""
+    };
+    let text = format!(
+        r#"{{
+            "dt": 0.0005,
+            {sticking}
+            "cloth": {{
+                "mesh": {{ "grid": {{ "size": [0.1, 0.02], "resolution": [20, 4], "plane": "xz" }} }},
+                "material": "cotton"
+            }},
+            "handles": {{
+                "base": {{ "select": {{ "box": {{ "min": [-1, -1, -1], "max": [0.0451, 1, 1] }} }} }},
+                "flap": {{ "select": {{ "box": {{ "min": [0.0549, -1, -1], "max": [1, 1, 1] }} }} }},
+                "tip": {{ "select": {{ "box": {{ "min": [0.0949, -1, -1], "max": [1, 1, 1] }} }} }}
+            }},
+            "timeline": [
+                {{ "name": "fold", "duration": 0.2, "handles": {{ "tip": "release",
+                    "flap": {{ "rotate": {{ "axis": [0, 0, 1], "point": [0.05, 0.00125, 0], "angle": 3.14159265 }} }} }} }},
+                {{ "name": "settle", "duration": 0.02, "handles": {{ "flap": "release" }} }},
+                {{ "name": "drop", "duration": 0.03, "handles": {{ "base": {{ "translate": [0, -0.03, 0] }} }} }},
+                {{ "name": "peel", "duration": 0.05, "handles": {{ "tip": {{ "translate": [0, 0.05, 0] }} }} }}
+            ]
+        }}"#
+    );
+    let scene = scene::parse("fold.json", "fold", &text, std::path::Path::new("."), &[]).unwrap();
+    let cloth = Arc::clone(&scene.cloth);
+    let p0 = cloth.mesh.positions.clone();
+    let tip: Vec<usize> = (0..p0.len()).filter(|&i| p0[i].x > 0.0949).collect();
+    let far: Vec<usize> = (0..p0.len()).filter(|&i| p0[i].x < 0.0051).collect();
+    let mut sim = Simulation::new(scene, Box::new(CpuBackend::new(cloth)));
+    let mut out = Vec::new();
+    let mut phase = sim.phase_name().to_string();
+    while !sim.done() {
+        sim.step().unwrap();
+        if sim.done() || sim.phase_name() != phase {
+            let x = sim.backend().positions().unwrap();
+            let mean = |set: &[usize]| set.iter().map(|&i| x[i].y).sum::<f64>() / set.len() as f64;
+            out.push((sim.stuck(), mean(&tip) - mean(&far)));
+            phase = sim.phase_name().to_string();
+        }
+    }
+    out
+}
+
+/// §6 on the cloth itself: the folded flap (50 vertices, 5 of them its
+/// tip) sticks to the base 2.5 mm below it, follows it down (unstuck, its
+/// tip is left 4.7 cm behind), and peels off when its tip is pulled up.
+#[test]
+fn a_folded_flap_sticks_to_its_base_and_peels_off_when_pulled() {
+    let stuck = sticky_fold(true);
+    let free = sticky_fold(false);
+    println!("(stuck vertices, tip above the base): sticky {stuck:?}, without sticking {free:?}");
+    let [_, (settled, _), (dropped, gap), (peeled, _)] = stuck[..] else {
+        panic!("four phases, got {stuck:?}")
+    };
+    assert!(settled >= 40, "{settled} stuck after settling");
+    assert!(dropped >= 40, "{dropped} stuck after the drop");
+    assert!(gap < 0.004, "the tip ended {gap} m above the base");
+    assert!(
+        free[2].1 > 0.01,
+        "the free tip ended only {} m above the base",
+        free[2].1
+    );
+    assert_eq!(peeled, 0, "still stuck after the peel");
+}

@@ -235,7 +235,7 @@ fn bad_sticking() {
     });
     let e = error_of(&v, &["sticking={}"]);
     assert!(
-        e.contains("test.json") && e.contains("sticking") && e.contains("no obstacle is sticky"),
+        e.contains("test.json") && e.contains("sticking") && e.contains("nothing is sticky"),
         "{e}"
     );
     for (set, field) in [
@@ -247,6 +247,10 @@ fn bad_sticking() {
             "obstacles.hand.sticky.box",
         ),
         ("timeline.settle.sticking=\"yes\"", "sticking"),
+        (
+            "sticking={\"sticky_cloth\": {\"indices\": [0, 1]}}",
+            "sticking.sticky_cloth",
+        ),
     ] {
         let e = error_of(&v, &["obstacles.hand.sticky=true", set]);
         assert!(e.contains("test.json") && e.contains(field), "{set}: {e}");

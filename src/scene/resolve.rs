@@ -51,6 +51,8 @@ pub struct Phase {
 pub struct Sticking {
     /// Adhering vertices, sorted, unique.
     pub vertices: Vec<u32>,
+    /// The cloth's sticky faces (indices, ascending).
+    pub sticky_faces: Vec<u32>,
     pub stiffness: f64,
     pub tolerance: f64,
     pub release: f64,
@@ -231,14 +233,36 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
                 Some(sel) => select(&cloth.mesh, sel).map_err(|m| err("sticking.cloth", m))?,
                 None => (0..cloth.vertex_count() as u32).collect(),
             };
-            if !obstacles.iter().any(|o| o.sticky.is_some()) {
+            let sticky_faces: Vec<u32> = match &st.sticky_cloth {
+                Some(sel) => {
+                    let picked = select(&cloth.mesh, sel).map_err(|m| err("sticking.sticky_cloth", m))?;
+                    let faces: Vec<u32> = (0..cloth.mesh.faces.len() as u32)
+                        .filter(|&f| {
+                            cloth.mesh.faces[f as usize]
+                                .iter()
+                                .all(|v| picked.binary_search(v).is_ok())
+                        })
+                        .collect();
+                    if faces.is_empty() {
+                        return Err(err(
+                            "sticking.sticky_cloth",
+                            "selects no whole face: select all three vertices of the sticky faces".into(),
+                        ));
+                    }
+                    faces
+                }
+                None => Vec::new(),
+            };
+            if sticky_faces.is_empty() && !obstacles.iter().any(|o| o.sticky.is_some()) {
                 return Err(err(
                     "sticking",
-                    "no obstacle is sticky: give one `\"sticky\": true` or a `\"sticky\": {\"box\": ...}`".into(),
+                    "nothing is sticky: give an obstacle `\"sticky\": true` (or a box), or select a `sticky_cloth`"
+                        .into(),
                 ));
             }
             Some(Sticking {
                 vertices,
+                sticky_faces,
                 stiffness: st.stiffness,
                 tolerance: st.tolerance,
                 release: st.release,

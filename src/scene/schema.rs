@@ -136,6 +136,10 @@ pub struct StickingSpec {
     /// The adhering vertices (a selector, as for handles); default: all.
     #[serde(default)]
     pub cloth: Option<Selector>,
+    /// A sticky region on the cloth itself: the faces whose three vertices
+    /// this selector picks; default: none.
+    #[serde(default)]
+    pub sticky_cloth: Option<Selector>,
     /// Spring stiffness per vertex, N/m.
     #[serde(default = "default_stick_stiffness")]
     pub stiffness: f64,

@@ -212,9 +212,29 @@ impl Simulation {
         }
         if let (Some(st), Some(spec)) = (&mut self.sticking, &self.scene.sticking) {
             let x = self.backend.positions()?;
+            let v = match spec.sticky_faces.is_empty() {
+                true => Vec::new(),
+                false => self.backend.velocities()?,
+            };
+            let sc = &self.scene.self_collision;
+            let now = sticking::ClothNow {
+                faces: &self.scene.cloth.mesh.faces,
+                rest: &self.scene.cloth.mesh.positions,
+                x: &x,
+                v: &v,
+                h: self.scene.dt,
+                band: if sc.enabled { sc.thickness } else { 0.0 },
+            };
             let mut pinned = self.pinned.clone();
             pinned.sort_unstable();
-            st.step(spec, &self.scene.obstacles, &self.active, &x, &pinned, &mut self.sticks);
+            st.step(
+                spec,
+                &self.scene.obstacles,
+                &self.active,
+                &now,
+                &pinned,
+                &mut self.sticks,
+            );
         }
         let material_dt = phase.material_time / phase.steps as f64;
         let report = self.backend.step(&StepInput {

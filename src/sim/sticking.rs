@@ -7,8 +7,16 @@
 //! vertex is pulled `release` away from the anchor, where it lets go. A
 //! vertex that let go sticks again only after leaving the surface. A phase
 //! with `"sticking": false` releases every vertex and attaches none.
+//!
+//! The cloth's own sticky faces work the same way: a vertex that comes
+//! within the tolerance of one (beyond the self-collision thickness, where
+//! layers rest) records its closest point's barycentric weights and its
+//! separation along the face's normal; its target is that point moved with
+//! the face's vertices over the step (`x + h v`). The spring pulls the
+//! adhering vertex only (the face's vertices feel it through the cloth).
 
 use crate::backend::Stick;
+use crate::collide::proximity::{self, closest_on_triangle};
 use crate::collide::{Obstacle, ObstacleStep};
 use crate::scene::Sticking;
 use glam::DVec3;
@@ -26,6 +34,37 @@ pub enum Anchor {
     Released {
         obstacle: usize,
     },
+    /// Stuck to the cloth's face `face` at barycentric `w`, `d` along its
+    /// unit normal (times `side`, the normal's orientation at attachment).
+    OnCloth {
+        face: [u32; 3],
+        w: [f64; 3],
+        d: f64,
+        side: f64,
+    },
+    /// Let go of the cloth's face `face`; free again once off it.
+    ReleasedCloth {
+        face: [u32; 3],
+    },
+}
+
+/// The cloth at the step's start, for sticking to its own faces.
+pub struct ClothNow<'a> {
+    pub faces: &'a [[u32; 3]],
+    pub rest: &'a [DVec3],
+    pub x: &'a [DVec3],
+    pub v: &'a [DVec3],
+    pub h: f64,
+    /// Where layers rest apart (the self-collision thickness, or 0).
+    pub band: f64,
+}
+
+/// The point `d` along the unit normal (times `side`) from the point of
+/// barycentric weights `w` on face `f` at positions `y`.
+fn on_face(f: [u32; 3], w: [f64; 3], d: f64, side: f64, y: impl Fn(u32) -> DVec3) -> DVec3 {
+    let [a, b, c] = f.map(&y);
+    let n = (b - a).cross(c - a).normalize_or_zero();
+    a * w[0] + b * w[1] + c * w[2] + n * (d * side)
 }
 
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -56,9 +95,11 @@ impl StickState {
             self.on = on;
             if !on {
                 for a in &mut self.anchors {
-                    if let Anchor::Stuck { obstacle, .. } = *a {
-                        *a = Anchor::Released { obstacle };
-                    }
+                    *a = match *a {
+                        Anchor::Stuck { obstacle, .. } => Anchor::Released { obstacle },
+                        Anchor::OnCloth { face, .. } => Anchor::ReleasedCloth { face },
+                        other => other,
+                    };
                 }
             }
         }
@@ -68,24 +109,34 @@ impl StickState {
     pub fn stuck(&self) -> usize {
         self.anchors
             .iter()
-            .filter(|a| matches!(a, Anchor::Stuck { .. }))
+            .filter(|a| matches!(a, Anchor::Stuck { .. } | Anchor::OnCloth { .. }))
             .count()
     }
 
     /// Attaches, keeps or releases each adhering vertex at the step's start
-    /// positions `x` against the obstacles `active` this step, and writes
-    /// the step's springs into `out`. Pinned vertices (sorted) neither
-    /// stick nor pull.
+    /// (the cloth `now`) against the obstacles `active` this step and the
+    /// cloth's sticky faces, and writes the step's springs into `out`.
+    /// Pinned vertices (sorted) neither stick nor pull.
     pub fn step(
         &mut self,
         s: &Sticking,
         obstacles: &[Obstacle],
         active: &[ObstacleStep],
-        x: &[DVec3],
+        now: &ClothNow,
         pinned: &[u32],
         out: &mut Vec<Stick>,
     ) {
         out.clear();
+        let x = now.x;
+        let reach = now.band + s.tolerance;
+        // The vertices near the sticky faces (in vertex order, so each
+        // vertex's first pair is its nearest face), when one could attach.
+        let sticky: Vec<[u32; 3]> = s.sticky_faces.iter().map(|&f| now.faces[f as usize]).collect();
+        let near = if self.on && !sticky.is_empty() && self.anchors.contains(&Anchor::Free) {
+            proximity::find(&sticky, &[], x, now.rest, reach).pairs
+        } else {
+            Vec::new()
+        };
         let find = |k: usize| active.iter().find(|o| o.grid == k);
         // Distance from obstacle `o`'s contact contour, and the point in its frame.
         let contour = |o: &ObstacleStep, p: DVec3| {
@@ -105,7 +156,14 @@ impl StickState {
                 Anchor::Free => {
                     let mut next = Anchor::Free;
                     if self.on {
-                        for o in active {
+                        if let Some(q) = near.iter().find(|q| q.v[0] == v) {
+                            let face = [q.v[1], q.v[2], q.v[3]];
+                            let w = [-q.c[1], -q.c[2], -q.c[3]];
+                            let [a, b, c] = face.map(|i| x[i as usize]);
+                            let side = if (b - a).cross(c - a).dot(q.n) < 0.0 { -1.0 } else { 1.0 };
+                            next = Anchor::OnCloth { face, w, d: q.d, side };
+                        }
+                        for o in active.iter().filter(|_| next == Anchor::Free) {
                             let Some((lo, hi)) = obstacles[o.grid].sticky else {
                                 continue;
                             };
@@ -141,6 +199,29 @@ impl StickState {
                     Some(o) if contour(o, p).0 < s.tolerance => Anchor::Released { obstacle },
                     _ => Anchor::Free,
                 },
+                Anchor::OnCloth { face, w, d, side } => {
+                    let dist = (p - on_face(face, w, d, side, |i| x[i as usize])).length();
+                    if dist >= s.release {
+                        Anchor::ReleasedCloth { face }
+                    } else {
+                        let moved = |i: u32| x[i as usize] + now.v[i as usize] * now.h;
+                        out.push(Stick {
+                            vertex: v,
+                            target: on_face(face, w, d, side, moved),
+                            stiffness: fade(s.stiffness, dist, s.release),
+                        });
+                        Anchor::OnCloth { face, w, d, side }
+                    }
+                }
+                Anchor::ReleasedCloth { face } => {
+                    let [a, b, c] = face.map(|i| x[i as usize]);
+                    let w = closest_on_triangle(p, a, b, c);
+                    if (p - (a * w[0] + b * w[1] + c * w[2])).length() < reach {
+                        Anchor::ReleasedCloth { face }
+                    } else {
+                        Anchor::Free
+                    }
+                }
             };
         }
     }
