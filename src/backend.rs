@@ -34,6 +34,28 @@ pub struct StepInput<'a> {
     pub sticks: &'a [Stick],
 }
 
+impl<'a> StepInput<'a> {
+    /// A step of `scene`'s settings with nothing held, no obstacles and no
+    /// sticking springs (tests and validation fill in what they need).
+    pub fn unconstrained(scene: &'a crate::scene::Scene) -> StepInput<'a> {
+        StepInput {
+            dt: scene.dt,
+            material_dt: scene.dt,
+            gravity: scene.gravity,
+            pinned: &[],
+            targets: &[],
+            solver: scene.solver,
+            grids: &[],
+            obstacles: &[],
+            self_collision: scene.self_collision,
+            strain_limit: scene.strain_limit,
+            air: scene.air,
+            integrator: scene.integrator,
+            sticks: &[],
+        }
+    }
+}
+
 /// A sticking spring (sim/sticking.rs) over one step: energy
 /// `stiffness/2 |x - target|^2` on `vertex`, implicit like the elastic
 /// forces (explicit in the mixed scheme).

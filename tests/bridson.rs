@@ -200,17 +200,11 @@ fn the_mixed_integrator_is_second_order_and_keeps_a_swings_energy() {
     assert!(euler < 0.9 * start, "backward Euler: {euler} of {start}");
 }
 
-/// The built-in `sticky-hand` (a 10 x 2 cm cotton strip on a sticky box,
-/// its left edge held; the box drops 3 cm in 30 ms, then 10 cm in 50 ms),
-/// with or without its sticking. Returns, after each phase, the vertices
-/// stuck and the mean height of the strip's right third.
-fn sticky_hand(sticking: bool) -> Vec<(usize, f64)> {
-    let sets: Vec<String> = if sticking { vec![] } else { vec!["sticking=null".into()] };
-    let scene = scene::load("sticky-hand", &sets).unwrap();
+/// Runs `scene` on the CPU and returns, at the end of every phase, the
+/// vertices stuck and the mean height of the vertices `up` minus that of
+/// `down` (no vertices: 0).
+fn phase_ends(scene: scene::Scene, up: &[usize], down: &[usize]) -> Vec<(usize, f64)> {
     let cloth = Arc::clone(&scene.cloth);
-    let right: Vec<usize> = (0..cloth.vertex_count())
-        .filter(|&i| cloth.mesh.positions[i].x > 0.065)
-        .collect();
     let mut sim = Simulation::new(scene, Box::new(CpuBackend::new(cloth)));
     let mut out = Vec::new();
     let mut phase = sim.phase_name().to_string();
@@ -218,12 +212,27 @@ fn sticky_hand(sticking: bool) -> Vec<(usize, f64)> {
         sim.step().unwrap();
         if sim.done() || sim.phase_name() != phase {
             let x = sim.backend().positions().unwrap();
-            let mean = right.iter().map(|&i| x[i].y).sum::<f64>() / right.len() as f64;
-            out.push((sim.stuck(), mean));
+            let mean = |set: &[usize]| match set.len() {
+                0 => 0.0,
+                n => set.iter().map(|&i| x[i].y).sum::<f64>() / n as f64,
+            };
+            out.push((sim.stuck(), mean(up) - mean(down)));
             phase = sim.phase_name().to_string();
         }
     }
     out
+}
+
+/// The built-in `sticky-hand` (a 10 x 2 cm cotton strip on a sticky box,
+/// its left edge held; the box drops 3 cm in 30 ms, then 10 cm in 50 ms),
+/// with or without its sticking. Returns, after each phase, the vertices
+/// stuck and the mean height of the strip's right third.
+fn sticky_hand(sticking: bool) -> Vec<(usize, f64)> {
+    let sets: Vec<String> = if sticking { vec![] } else { vec!["sticking=null".into()] };
+    let scene = scene::load("sticky-hand", &sets).unwrap();
+    let p0 = &scene.cloth.mesh.positions;
+    let right: Vec<usize> = (0..p0.len()).filter(|&i| p0[i].x > 0.065).collect();
+    phase_ends(scene, &right, &[])
 }
 
 /// §6: the strip's right half sticks to the hand, follows it down 3 cm
@@ -287,23 +296,10 @@ fn sticky_fold(sticking: bool) -> Vec<(usize, f64)> {
         }}"#
     );
     let scene = scene::parse("fold.json", "fold", &text, std::path::Path::new("."), &[]).unwrap();
-    let cloth = Arc::clone(&scene.cloth);
-    let p0 = cloth.mesh.positions.clone();
+    let p0 = &scene.cloth.mesh.positions;
     let tip: Vec<usize> = (0..p0.len()).filter(|&i| p0[i].x > 0.0949).collect();
     let far: Vec<usize> = (0..p0.len()).filter(|&i| p0[i].x < 0.0051).collect();
-    let mut sim = Simulation::new(scene, Box::new(CpuBackend::new(cloth)));
-    let mut out = Vec::new();
-    let mut phase = sim.phase_name().to_string();
-    while !sim.done() {
-        sim.step().unwrap();
-        if sim.done() || sim.phase_name() != phase {
-            let x = sim.backend().positions().unwrap();
-            let mean = |set: &[usize]| set.iter().map(|&i| x[i].y).sum::<f64>() / set.len() as f64;
-            out.push((sim.stuck(), mean(&tip) - mean(&far)));
-            phase = sim.phase_name().to_string();
-        }
-    }
-    out
+    phase_ends(scene, &tip, &far)
 }
 
 /// §6 on the cloth itself: the folded flap (50 vertices, 5 of them its

@@ -128,19 +128,10 @@ fn sticking_springs_match_the_cpu_from_identical_states() {
     let pinned = &scene.handles[0].vertices;
     let targets: Vec<DVec3> = pinned.iter().map(|&i| x[i as usize]).collect();
     let mut input = StepInput {
-        dt: scene.dt,
-        material_dt: scene.dt,
-        gravity: scene.gravity,
         pinned,
         targets: &targets,
-        solver: scene.solver,
-        grids: &[],
-        obstacles: &[],
-        self_collision: scene.self_collision,
         strain_limit: None,
-        air: scene.air,
-        integrator: scene.integrator,
-        sticks: &[],
+        ..StepInput::unconstrained(&scene)
     };
     let loose = step_both(&scene, &x, &v, &ch, &input);
     input.sticks = &sticks;
@@ -372,19 +363,9 @@ fn contact_response_matches_the_cpu_from_identical_states() {
             thickness: scene.obstacles[0].thickness,
         };
         let input = StepInput {
-            dt: scene.dt,
-            material_dt: scene.dt,
-            gravity: scene.gravity,
-            pinned: &[],
-            targets: &[],
-            solver: scene.solver,
             grids: &grids,
             obstacles: &[obstacle],
-            self_collision: scene.self_collision,
-            strain_limit: scene.strain_limit,
-            air: scene.air,
-            integrator: scene.integrator,
-            sticks: &[],
+            ..StepInput::unconstrained(&scene)
         };
         let Both {
             rc,
@@ -432,21 +413,7 @@ fn self_collision_matches_the_cpu_from_identical_states() {
     .unwrap();
     let (x, v, ch) = cpu_state_at(&scene, 0.55);
     // One free step (no handles, no obstacles) from that state.
-    let input = StepInput {
-        dt: scene.dt,
-        material_dt: scene.dt,
-        gravity: scene.gravity,
-        pinned: &[],
-        targets: &[],
-        solver: scene.solver,
-        grids: &[],
-        obstacles: &[],
-        self_collision: scene.self_collision,
-        strain_limit: scene.strain_limit,
-        air: scene.air,
-        integrator: scene.integrator,
-        sticks: &[],
-    };
+    let input = StepInput::unconstrained(&scene);
     let Both {
         rc, rg, dx, dv, speed, ..
     } = step_both(&scene, &x, &v, &ch, &input);
@@ -501,19 +468,10 @@ fn strain_limiting_matches_the_cpu_from_identical_states() {
         iterations: 64,
     };
     let mut input = StepInput {
-        dt: scene.dt,
-        material_dt: scene.dt,
-        gravity: scene.gravity,
         pinned,
         targets: &targets,
-        solver: scene.solver,
-        grids: &[],
-        obstacles: &[],
-        self_collision: scene.self_collision,
         strain_limit: None,
-        air: scene.air,
-        integrator: scene.integrator,
-        sticks: &[],
+        ..StepInput::unconstrained(&scene)
     };
     let moved = |b: &Both| -> Vec<DVec3> { x.iter().zip(&b.vc).map(|(x, v)| *x + *v * scene.dt).collect() };
     let free = step_both(&scene, &x, &v, &ch, &input);
