@@ -5,6 +5,7 @@
 use crate::error::{Error, Result};
 use crate::mesh::{Topology, TriMesh};
 use crate::model::bending;
+use crate::model::cosserat::{self, Coupling};
 use crate::model::material::Material;
 use crate::model::membrane::MembraneRest;
 use glam::{DVec2, DVec3};
@@ -31,6 +32,9 @@ pub struct Cloth {
     /// Rest length of each edge of `topology.edges` (in material
     /// coordinates; strain limiting keeps edges near it).
     pub edge_rest: Vec<f64>,
+    /// Each hinge's rest data for the stretch-bend coupling
+    /// (model/cosserat.rs; used when `material.coupling` is not 0).
+    pub coupling: Vec<Coupling>,
     /// Lumped vertex masses `rho * sum(A_f) / 3`.
     pub mass: Vec<f64>,
     /// The shape-function gradient `beta` of each vertex-face incidence, in
@@ -89,6 +93,26 @@ impl Cloth {
                 }
             }
         }
+        // Each face's shape-function gradient at a vertex, and the edge's
+        // in-plane normal along the wing corner's gradient.
+        let coupling = topology
+            .hinges
+            .iter()
+            .map(|h| {
+                let corner = |f: u32, v: u32| (0..3).find(|&k| mesh.faces[f as usize][k] == v).unwrap_or(0);
+                let beta = |f: u32, v: u32| face_rest[f as usize].beta[corner(f, v)];
+                let [fa, fb] = h.faces;
+                Coupling {
+                    // Face A runs x0 -> x1 as its edge from x0's corner.
+                    half_len: 0.5 * face_rest[fa as usize].edge_len[corner(fa, h.v[0])],
+                    weights: [cosserat::weights(beta(fa, h.v[2])), cosserat::weights(beta(fb, h.v[3]))],
+                    beta: [
+                        [h.v[0], h.v[1], h.v[2]].map(|v| beta(fa, v)),
+                        [h.v[0], h.v[1], h.v[3]].map(|v| beta(fb, v)),
+                    ],
+                }
+            })
+            .collect();
         let mut mass = vec![0.0; mesh.positions.len()];
         for (face, rest) in mesh.faces.iter().zip(&face_rest) {
             for &v in face {
@@ -111,6 +135,7 @@ impl Cloth {
             face_rest,
             hinge_rest,
             edge_rest,
+            coupling,
             mass,
         })
     }

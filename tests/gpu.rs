@@ -153,6 +153,24 @@ fn sticking_springs_match_the_cpu_from_identical_states() {
     assert!(both.dv / both.speed < 1e-4, "velocities differ by {} m/s", both.dv);
 }
 
+/// Melo's stretch-bend coupling has no GPU kernel: the GPU backend refuses
+/// such a cloth with a message naming the field and what to do.
+#[test]
+fn the_gpu_refuses_the_cpu_only_coupling_by_name() {
+    if !common::have_gpu() {
+        return;
+    }
+    let scene = scene::load("melo-compression", &[]).unwrap();
+    let e = GpuBackend::new(Arc::clone(&scene.cloth))
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(
+        e.contains("cloth.material.coupling") && e.contains("--backend cpu"),
+        "{e}"
+    );
+}
+
 #[test]
 fn a_draping_sheet_stays_with_the_cpu_over_100_steps() {
     if !common::have_gpu() {

@@ -4,9 +4,12 @@
 //! friction", "Plasticity"; the paper's Eq. 5-14).
 
 use super::Scales;
+use super::membrane::FaceStates;
 use crate::cloth::Cloth;
 use crate::model::bending::{BendingModel, bridson_factor, dihedral_gradient, elastic};
 use crate::model::channel::ChannelState;
+use crate::model::cosserat;
+use crate::model::membrane::green_strain;
 use glam::DVec3;
 use rayon::prelude::*;
 
@@ -24,6 +27,9 @@ pub struct HingeStates {
     pub channel: Vec<ChannelState>,
     /// The strain `theta - theta_rest` of the last evaluation, unwrapped.
     pub strain: Vec<f64>,
+    /// The stretch-bend coupling's forces on the hinge's four vertices
+    /// (model/cosserat.rs; zero without coupling).
+    pub coupling: Vec<[DVec3; 4]>,
 }
 
 impl HingeStates {
@@ -35,6 +41,7 @@ impl HingeStates {
             coef: vec![0.0; n],
             channel: vec![cloth.material.bending_channel.initial_state(); n],
             strain: vec![0.0; n],
+            coupling: vec![[DVec3::ZERO; 4]; n],
         }
     }
 }
@@ -52,8 +59,10 @@ pub fn unwrap(raw: f64, last: f64) -> f64 {
 /// its force `-(m + s_e friction stress) grad` and system coefficient
 /// `elastic dm/dtheta + s_e (friction k_f + damping D) + damping k_d |E|`,
 /// with the elastic magnitude `m` of the material's bending model
-/// (model/bending.rs `elastic`) and Bridson's bending damping `k_d`.
-pub fn bending(cloth: &Cloth, x: &[DVec3], v: &[DVec3], scales: &Scales, out: &mut HingeStates) {
+/// (model/bending.rs `elastic`) and Bridson's bending damping `k_d`; with
+/// Melo's coupling, its explicit forces from the faces' deformation
+/// gradients the membrane kernel left in `faces`.
+pub fn bending(cloth: &Cloth, x: &[DVec3], v: &[DVec3], faces: &FaceStates, scales: &Scales, out: &mut HingeStates) {
     let m = &cloth.material;
     let kb = m.bending;
     out.grad
@@ -62,9 +71,10 @@ pub fn bending(cloth: &Cloth, x: &[DVec3], v: &[DVec3], scales: &Scales, out: &m
         .zip(out.coef.par_iter_mut())
         .zip(out.channel.par_iter_mut())
         .zip(out.strain.par_iter_mut())
+        .zip(out.coupling.par_iter_mut())
         .with_min_len(512)
         .enumerate()
-        .for_each(|(h, ((((grad, force), coef), state), last))| {
+        .for_each(|(h, (((((grad, force), coef), state), last), coupling))| {
             let rest = &cloth.hinge_rest[h];
             let idx = cloth.topology.hinges[h].v;
             let corners = idx.map(|i| x[i as usize]);
@@ -87,6 +97,14 @@ pub fn bending(cloth: &Cloth, x: &[DVec3], v: &[DVec3], scales: &Scales, out: &m
             };
             let (elastic, stiffness) = elastic(m.bending_model, kb, factor, rest.theta, strain, c.eps_p);
             let k_d = m.bending_damping * (corners[1] - corners[0]).length();
+            if m.coupling != 0.0 {
+                let f = cloth.topology.hinges[h].faces.map(|f| {
+                    let l = &faces.lin[f as usize];
+                    (l.fu, l.fv)
+                });
+                let e = f.map(|(fu, fv)| green_strain(fu, fv));
+                *coupling = cosserat::forces(&cloth.coupling[h], m.coupling, strain, g, e, f);
+            }
             *grad = g;
             *force = -(elastic + rest.factor * c.stress);
             *coef = scales.elastic * stiffness

@@ -13,9 +13,11 @@ use crate::model::membrane::outer;
 use glam::{DMat3, DVec3};
 use rayon::prelude::*;
 
-/// Total force on each vertex: gravity, membrane and bending.
+/// Total force on each vertex: gravity, membrane and bending (with Melo's
+/// coupling when the material has it).
 pub fn forces(cloth: &Cloth, faces: &FaceStates, hinges: &HingeStates, gravity: DVec3, out: &mut [DVec3]) {
     let topo = &cloth.topology;
+    let coupled = cloth.material.coupling != 0.0;
     out.par_iter_mut().with_min_len(256).enumerate().for_each(|(v, o)| {
         let mut f = gravity * cloth.mass[v];
         let (lo, hi) = topo.vertex_faces.range(v);
@@ -28,6 +30,9 @@ pub fn forces(cloth: &Cloth, faces: &FaceStates, hinges: &HingeStates, gravity: 
         }
         for &(h, a) in topo.vertex_hinges.row(v) {
             f += hinges.grad[h as usize][a as usize] * hinges.force[h as usize];
+            if coupled {
+                f += hinges.coupling[h as usize][a as usize];
+            }
         }
         *o = f;
     });

@@ -160,7 +160,7 @@ impl CpuBackend {
     /// at the current state (gravity `g`, step factors `scales`).
     pub fn forces(&mut self, gravity: DVec3, scales: &Scales) -> &[DVec3] {
         membrane::membrane(&self.cloth, &self.x, &self.v, scales, &mut self.faces);
-        bending::bending(&self.cloth, &self.x, &self.v, scales, &mut self.hinges);
+        bending::bending(&self.cloth, &self.x, &self.v, &self.faces, scales, &mut self.hinges);
         gather::forces(&self.cloth, &self.faces, &self.hinges, gravity, &mut self.force);
         &self.force
     }

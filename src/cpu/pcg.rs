@@ -172,7 +172,7 @@ mod tests {
             let scales = crate::cpu::Scales::new(h, h, 0.0);
             let v = vec![DVec3::ZERO; n];
             membrane(&cloth, &x, &v, &scales, &mut faces);
-            bending(&cloth, &x, &v, &scales, &mut hinges);
+            bending(&cloth, &x, &v, &faces, &scales, &mut hinges);
             let op = Operator {
                 cloth: &cloth,
                 faces: &faces,

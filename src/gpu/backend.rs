@@ -250,6 +250,13 @@ impl GpuBackend {
     /// `max_compute_workgroups_per_dimension` by default; a test narrows it
     /// to exercise the wrap on a small mesh).
     pub fn with_dispatch_row(ctx: GpuContext, cloth: Arc<Cloth>, row: u32) -> Result<GpuBackend> {
+        if cloth.material.coupling != 0.0 {
+            return Err(Error::Gpu(
+                "cloth.material.coupling: Melo's stretch-bend coupling has no GPU kernel yet; run this scene with \
+                 --backend cpu"
+                    .into(),
+            ));
+        }
         let (n, nf, nh) = (
             cloth.vertex_count(),
             cloth.mesh.faces.len(),

@@ -51,6 +51,9 @@ pub(super) fn resolve(label: &str, spec: &MaterialSpec) -> Result<Material> {
     if let Some(k_d) = fields.bending_damping {
         m.bending_damping = k_d;
     }
+    if let Some(phi) = fields.coupling {
+        m.coupling = phi;
+    }
     if let Some([k11, k12, k22, k33]) = fields.stretching {
         m.stretching = Stretching { k11, k12, k22, k33 };
     }
@@ -147,6 +150,7 @@ fn validate(label: &str, m: &Material) -> Result<()> {
         "a positive areal density (kg/m^2)",
     )?;
     check("bending", m.bending, m.bending >= 0.0, "a non-negative stiffness (N m)")?;
+    check("coupling", m.coupling, true, "a finite buckling factor (N)")?;
     check(
         "bending_damping",
         m.bending_damping,

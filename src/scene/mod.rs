@@ -29,6 +29,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("recovery", include_str!("../../scenes/recovery.json")),
     ("sticky-hand", include_str!("../../scenes/sticky-hand.json")),
     ("miguel-twist", include_str!("../../scenes/miguel-twist.json")),
+    ("melo-compression", include_str!("../../scenes/melo-compression.json")),
 ];
 
 /// The scene `crease run` uses when none is given.

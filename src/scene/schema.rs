@@ -307,6 +307,8 @@ pub struct MaterialFields {
     pub bending_model: Option<crate::model::bending::BendingModel>,
     /// Bridson's bending damping `k_d`, N s.
     pub bending_damping: Option<f64>,
+    /// Melo's buckling factor `phi`, N (model/cosserat.rs).
+    pub coupling: Option<f64>,
     /// `[k11, k12, k22, k33]`, N/m.
     pub stretching: Option<[f64; 4]>,
     #[serde(default)]
