@@ -17,6 +17,21 @@
 @group(0) @binding(6) var<storage, read_write> lin_a: array<HingeHalf>;
 @group(0) @binding(7) var<storage, read_write> lin_b: array<HingeHalf>;
 @group(0) @binding(9) var<storage, read_write> last_strain: array<f32>;  // the last strain, unwrapped
+@group(0) @binding(10) var<storage, read> hinge_faces: array<vec2<u32>>;  // faces A, B
+@group(0) @binding(11) var<storage, read> face_lin: array<FaceLin>;       // membrane.wgsl: F and strain
+@group(0) @binding(12) var<storage, read> hinge_coupling: array<HingeCoupling>;
+@group(0) @binding(13) var<storage, read_write> coupling_force: array<vec4<f32>>;  // 4 per hinge
+
+// layout.rs `HingeCoupling`: Melo's stretch-bend coupling (model/cosserat.rs)
+// of one hinge. Per face F (A: x0, x1, x2; B: x0, x1, x3) and vertex j,
+// grad_j s_F = F_u p_j + F_v q_j; s_F = w . e_F; k = phi |e| / 2.
+struct HingeCoupling {
+    a_p: vec4<f32>,        // p of A's x0, x1, x2; w_uu of A
+    a_q: vec4<f32>,        // q of A's x0, x1, x2; w_vv of A
+    b_p: vec4<f32>,        // p of B's x0, x1, x3; w_uu of B
+    b_q: vec4<f32>,        // q of B's x0, x1, x3; w_vv of B
+    w: vec4<f32>,          // w_uv of A, w_uv of B, k, -
+}
 
 const TAU: f32 = 6.283185307179586;
 
@@ -62,7 +77,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g
     let factor = rest.a2.w;
     var elastic = factor * kb * (strain - c.eps_p);
     var stiffness = factor * kb;
-    if (params.counts.w == 1u) {
+    if ((params.counts.w & 1u) != 0u) {
         // Bridson: sin(theta/2) - sin(theta_bar/2) as a product, so that a
         // small bend keeps its digits.
         let s = 2.0 * e2 / (length(na) + length(nb));
@@ -75,6 +90,28 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g
     let coef = params.scales.x * stiffness
         + factor * (params.scales.y * c.stiffness + params.scales.z * c.damping)
         + params.scales.z * params.step.w * len;
+    if ((params.counts.w & 2u) != 0u) {
+        // Melo's coupling, explicit: -k (s grad theta + theta grad s).
+        let hc = hinge_coupling[i];
+        let hf = hinge_faces[i];
+        let la = face_lin[hf.x];
+        let lb = face_lin[hf.y];
+        let sa = hc.a_p.w * la.fu.w + hc.a_q.w * la.fv.w + hc.w.x * la.s.w;
+        let sb = hc.b_p.w * lb.fu.w + hc.b_q.w * lb.fv.w + hc.w.y * lb.s.w;
+        let k = hc.w.z;
+        let ks = -k * 0.5 * (sa + sb);
+        let kt = -0.5 * k * strain;
+        let ga0 = la.fu.xyz * hc.a_p.x + la.fv.xyz * hc.a_q.x;
+        let ga1 = la.fu.xyz * hc.a_p.y + la.fv.xyz * hc.a_q.y;
+        let ga2 = la.fu.xyz * hc.a_p.z + la.fv.xyz * hc.a_q.z;
+        let gb0 = lb.fu.xyz * hc.b_p.x + lb.fv.xyz * hc.b_q.x;
+        let gb1 = lb.fu.xyz * hc.b_p.y + lb.fv.xyz * hc.b_q.y;
+        let gb3 = lb.fu.xyz * hc.b_p.z + lb.fv.xyz * hc.b_q.z;
+        coupling_force[4u * i] = vec4<f32>(g0 * ks + (ga0 + gb0) * kt, 0.0);
+        coupling_force[4u * i + 1u] = vec4<f32>(g1 * ks + (ga1 + gb1) * kt, 0.0);
+        coupling_force[4u * i + 2u] = vec4<f32>(g2 * ks + ga2 * kt, 0.0);
+        coupling_force[4u * i + 3u] = vec4<f32>(g3 * ks + gb3 * kt, 0.0);
+    }
     lin_a[i] = HingeHalf(vec4<f32>(g0, force), vec4<f32>(g1, coef));
     lin_b[i] = HingeHalf(vec4<f32>(g2, 0.0), vec4<f32>(g3, 0.0));
 }

@@ -23,6 +23,7 @@
 @group(0) @binding(13) var<storage, read_write> air_normal: array<vec4<f32>>;
 @group(0) @binding(14) var<storage, read> x: array<Displacement>;
 @group(0) @binding(15) var<storage, read> stick: array<vec4<f32>>;  // target - X, stiffness
+@group(0) @binding(16) var<storage, read> coupling_force: array<vec4<f32>>;  // bending.wgsl, 4 per hinge
 
 // The (a, a) block of a face's system block (model/membrane.rs `block`).
 fn face_block(l: FaceLin, b: vec2<f32>, area: f32) -> mat3x3<f32> {
@@ -71,6 +72,9 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g
         let g = hinge_grad(entry.x, entry.y);
         f += g * l.a.w;
         block += outer(g, g) * l.b.w;
+        if ((params.counts.w & 2u) != 0u) {
+            f += coupling_force[4u * entry.x + entry.y].xyz;
+        }
     }
     if (params.wind.w != 0.0) {
         let st = stick[v];

@@ -103,10 +103,12 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g
     stress[2u * i + 1u] = vec4<f32>((fu * (0.5 * sigma.z) + fv * sigma.y) * area, 0.0);
     let s = params.scales.x;
     let geometric = positive_part(vec3<f32>(sigma_el.x, sigma_el.y, 0.5 * sigma_el.z) * s);
+    // The w slots carry the Green strain (e_uu, e_vv, e_uv) to the hinge
+    // kernel's stretch-bend coupling.
     lin[i] = FaceLin(
-        vec4<f32>(fu, 0.0),
-        vec4<f32>(fv, 0.0),
-        vec4<f32>(geometric, 0.0),
+        vec4<f32>(fu, e.x),
+        vec4<f32>(fv, e.y),
+        vec4<f32>(geometric, e.z),
         vec4<f32>(s * k.x + extra.x, s * k.y, s * k.z + extra.y, s * 2.0 * k.w + extra.z),
     );
 }

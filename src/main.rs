@@ -354,12 +354,6 @@ fn make_renderer(choice: BackendChoice) -> crease::Result<crease::render::Render
 }
 
 fn make_backend(choice: BackendChoice, scene: &Scene) -> crease::Result<Box<dyn Backend>> {
-    if choice == BackendChoice::Auto && scene.cloth.material.coupling != 0.0 {
-        eprintln!(
-            "notice: running on the CPU backend: Melo's stretch-bend coupling (cloth.material.coupling) is CPU-only"
-        );
-        return Ok(Box::new(CpuBackend::new(Arc::clone(&scene.cloth))));
-    }
     Ok(if on_gpu(choice)? {
         Box::new(GpuBackend::new(Arc::clone(&scene.cloth))?)
     } else {

@@ -12,7 +12,7 @@ struct ChannelParams {
 
 // Per-step and per-material constants (layout.rs `Params`).
 struct Params {
-    counts: vec4<u32>,     // vertices, faces, hinges, bending model (0 discrete shell, 1 Bridson)
+    counts: vec4<u32>,     // vertices, faces, hinges, flags: 1 Bridson's bending model, 2 Melo's coupling
     models: vec4<u32>,     // bending friction, bending plasticity, in-plane friction, in-plane plasticity
     stretching: vec4<f32>, // k11, k12, k22, k33
     step: vec4<f32>,       // dt, material dt, bending stiffness k_b, bending damping k_d
@@ -139,9 +139,9 @@ struct HingeRest {
 // A face's linearisation, already scaled for the system (layout.rs `FaceLin`,
 // model/membrane.rs `MembraneLin`).
 struct FaceLin {
-    fu: vec4<f32>,
-    fv: vec4<f32>,
-    s: vec4<f32>,          // geometric stress S_uu, S_vv, S_uv, -
+    fu: vec4<f32>,         // F_u, e_uu
+    fv: vec4<f32>,         // F_v, e_vv
+    s: vec4<f32>,          // geometric stress S_uu, S_vv, S_uv, e_uv
     c: vec4<f32>,          // channel stiffness c_uu, c_uu_vv, c_vv, c_uv
 }
 

@@ -5,8 +5,8 @@
 
 use super::context::{GpuContext, Module};
 use super::layout::{
-    Displacement, FaceLin, FaceRest, HingeHalf, HingeRest, LimitEdge, LimitParams, ObstacleGpu, PackedChannel, PairGpu,
-    Params, ProductMode, RepulsionParams, Scalars, SdfInfo,
+    Displacement, FaceLin, FaceRest, HingeCoupling, HingeHalf, HingeRest, LimitEdge, LimitParams, ObstacleGpu,
+    PackedChannel, PairGpu, Params, ProductMode, RepulsionParams, Scalars, SdfInfo,
 };
 use crate::backend::{Backend, BackendState, StepInput, StepReport};
 use crate::cloth::Cloth;
@@ -250,13 +250,6 @@ impl GpuBackend {
     /// `max_compute_workgroups_per_dimension` by default; a test narrows it
     /// to exercise the wrap on a small mesh).
     pub fn with_dispatch_row(ctx: GpuContext, cloth: Arc<Cloth>, row: u32) -> Result<GpuBackend> {
-        if cloth.material.coupling != 0.0 {
-            return Err(Error::Gpu(
-                "cloth.material.coupling: Melo's stretch-bend coupling has no GPU kernel yet; run this scene with \
-                 --backend cpu"
-                    .into(),
-            ));
-        }
         let (n, nf, nh) = (
             cloth.vertex_count(),
             cloth.mesh.faces.len(),
@@ -341,6 +334,19 @@ impl GpuBackend {
         let inv_diag = zeroed::<[[f32; 4]; 3]>(&ctx, "inv_diag", n)?;
         let air_normal = zeroed::<[f32; 4]>(&ctx, "air_normal", n)?;
         let stick = zeroed::<[f32; 4]>(&ctx, "stick", n)?;
+        // Melo's coupling: its per-hinge data and forces, when the material has it.
+        let coupled = cloth.material.coupling != 0.0;
+        let hinge_faces: Vec<[u32; 2]> = topo.hinges.iter().map(|h| h.faces).collect();
+        let hinge_faces = storage(&ctx, "hinge_faces", &hinge_faces)?;
+        let hinge_coupling = match coupled {
+            true => storage(
+                &ctx,
+                "hinge_coupling",
+                &(0..nh).map(|h| HingeCoupling::new(&cloth, h)).collect::<Vec<_>>(),
+            )?,
+            false => zeroed::<HingeCoupling>(&ctx, "hinge_coupling", 1)?,
+        };
+        let coupling_force = zeroed::<[f32; 4]>(&ctx, "coupling_force", if coupled { 4 * nh } else { 1 })?;
         let scalars = zeroed::<Scalars>(&ctx, "scalars", 1)?;
         let partial = zeroed::<[f32; 2]>(&ctx, "partial", groups(n) as usize)?;
         let count = uniform(&ctx, "partial_count", &[groups(n), 0, 0, 0]);
@@ -470,6 +476,10 @@ impl GpuBackend {
                     ("lin_a", &hinge_lin_a),
                     ("lin_b", &hinge_lin_b),
                     ("last_strain", &hinge_strain),
+                    ("hinge_faces", &hinge_faces),
+                    ("face_lin", &face_lin),
+                    ("hinge_coupling", &hinge_coupling),
+                    ("coupling_force", &coupling_force),
                 ],
             )?,
             gather: kernel(
@@ -493,6 +503,7 @@ impl GpuBackend {
                     ("air_normal", &air_normal),
                     ("x", &x),
                     ("stick", &stick),
+                    ("coupling_force", &coupling_force),
                 ],
             )?,
             constrain: kernel(&integrate, "constrain", n, &integrate_buffers)?,
@@ -558,6 +569,9 @@ impl GpuBackend {
             &inv_diag,
             &air_normal,
             &stick,
+            &hinge_faces,
+            &hinge_coupling,
+            &coupling_force,
             &v_tilde,
             &v_before,
             &scalars,

@@ -124,6 +124,44 @@ impl HingeRest {
     }
 }
 
+/// `HingeCoupling` of shaders/bending.wgsl: one hinge's stretch-bend
+/// coupling (model/cosserat.rs) with `grad_j s_F = F_u p_j + F_v q_j`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct HingeCoupling {
+    pub a_p: [f32; 4],
+    pub a_q: [f32; 4],
+    pub b_p: [f32; 4],
+    pub b_q: [f32; 4],
+    pub w: [f32; 4],
+}
+
+impl HingeCoupling {
+    /// Hinge `h` of `cloth`, with its `phi |e| / 2`.
+    pub fn new(cloth: &Cloth, h: usize) -> HingeCoupling {
+        let c = &cloth.coupling[h];
+        // p_j = w_uu beta_j.x + w_uv beta_j.y / 2, q_j = w_vv beta_j.y + w_uv beta_j.x / 2.
+        let pq = |face: usize| {
+            let w = c.weights[face];
+            let b = c.beta[face];
+            (
+                b.map(|b| w[0] * b.x + 0.5 * w[2] * b.y),
+                b.map(|b| w[1] * b.y + 0.5 * w[2] * b.x),
+            )
+        };
+        let ((ap, aq), (bp, bq)) = (pq(0), pq(1));
+        let q = |a: [f64; 4]| a.map(|x| x as f32);
+        let w = c.weights;
+        HingeCoupling {
+            a_p: q([ap[0], ap[1], ap[2], w[0][0]]),
+            a_q: q([aq[0], aq[1], aq[2], w[0][1]]),
+            b_p: q([bp[0], bp[1], bp[2], w[1][0]]),
+            b_q: q([bq[0], bq[1], bq[2], w[1][1]]),
+            w: q([w[0][2], w[1][2], cloth.material.coupling * c.half_len, 0.0]),
+        }
+    }
+}
+
 /// WGSL `FaceLin`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
@@ -294,10 +332,7 @@ impl Params {
                 cloth.vertex_count() as u32,
                 cloth.mesh.faces.len() as u32,
                 cloth.topology.hinges.len() as u32,
-                match m.bending_model {
-                    BendingModel::DiscreteShell => 0,
-                    BendingModel::Bridson => 1,
-                },
+                u32::from(m.bending_model == BendingModel::Bridson) | u32::from(m.coupling != 0.0) << 1,
             ],
             models: [
                 friction_id(m.bending_models.friction),

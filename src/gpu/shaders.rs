@@ -82,6 +82,7 @@ mod tests {
         let hessian = validate("hessian").unwrap();
         let collide = validate("collide").unwrap();
         let strain_limit = validate("strain_limit").unwrap();
+        let bending = validate("bending").unwrap();
         let check_in = |module: &naga::Module, name: &str, size: usize, offsets: &[(&str, usize)]| {
             let mut layouter = naga::proc::Layouter::default();
             layouter.update(module.to_ctx()).unwrap();
@@ -177,6 +178,12 @@ mod tests {
             "LimitParams",
             size_of::<LimitParams>(),
             off!(LimitParams, counts, bounds),
+        );
+        check_in(
+            &bending,
+            "HingeCoupling",
+            size_of::<HingeCoupling>(),
+            off!(HingeCoupling, a_p, a_q, b_p, b_q, w),
         );
     }
 }

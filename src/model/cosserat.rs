@@ -24,7 +24,10 @@
 //! A compressed sheet (`e < 0`) lowers this energy by bending one way
 //! (`theta` of the sign of `phi`): the coupling turns compression into
 //! buckles. Being a product of two strains it is indefinite, so its force
-//! is taken explicitly (no block in the implicit system).
+//! is taken explicitly (no block in the implicit system). The CPU's hinge
+//! kernel (cpu/bending.rs) calls `forces`; its GPU twin in
+//! shaders/bending.wgsl reads the strains and `F` the membrane kernel left
+//! in `FaceLin` and the per-hinge coefficients of layout.rs `HingeCoupling`.
 
 use glam::{DVec2, DVec3};
 
