@@ -1,8 +1,8 @@
 // Per-hinge kernel (CPU twin: src/cpu/bending.rs): dihedral angle and bending
 // mode at the step's start positions (model/bending.rs), the bending
 // channel's friction/plastic update, the hinge force coefficient
-// -(m + s_e friction stress) and its system coefficient
-// elastic dm/dtheta + s_e (friction k_f + damping D) + damping k_d |E|, where
+// -(m + w friction stress) and its system coefficient
+// elastic dm/dtheta + w c (friction k_f + damping D) + damping k_d |E|, where
 // m is the discrete shell's k_b s_e (strain - eps_p) (MODEL.md "Bending") or
 // Bridson 2003 §4's 4 k_b s (sin(theta/2) - sin(theta_bar/2)) with
 // s = 2 |E|^2 / (|N1| + |N2|) now (model/bending.rs `elastic`).
@@ -21,6 +21,7 @@
 @group(0) @binding(11) var<storage, read> face_lin: array<FaceLin>;       // membrane.wgsl: F and strain
 @group(0) @binding(12) var<storage, read> hinge_coupling: array<HingeCoupling>;
 @group(0) @binding(13) var<storage, read_write> coupling_force: array<vec4<f32>>;  // 4 per hinge
+@group(0) @binding(14) var<storage, read> hinge_len: array<f32>;  // rest |e|, with Miguel's strain
 
 // layout.rs `HingeCoupling`: Melo's stretch-bend coupling (model/cosserat.rs)
 // of one hinge. Per face F (A: x0, x1, x2; B: x0, x1, x3) and vertex j,
@@ -58,7 +59,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g
     let sin_t = dot(cross(na, nb), e / len);
     let cos_t = dot(na, nb);
     let raw = atan2_accurate(sin_t * rest3.w - cos_t * rest.e.w, cos_t * rest3.w + sin_t * rest.e.w);
-    // Unwrapped past pi (cpu/bending.rs `unwrap`): a hinge folded onto
+    // Unwrapped past pi (model/bending.rs `unwrap`): a hinge folded onto
     // itself keeps counting, so its force keeps opening it.
     let strain = raw + TAU * round((last_strain[i] - raw) / TAU);
     last_strain[i] = strain;
@@ -70,25 +71,38 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g
     let g1 = -(g2 * a2 + g3 * a3);
     let rate = dot(g0, v[h.x].xyz) + dot(g1, v[h.y].xyz) + dot(g2, v[h.z].xyz) + dot(g3, v[h.w].xyz);
     let kb = params.step.z;
+    let factor = rest.a2.w;
+    // The channel's strain is cs theta and it pushes with w per unit stress:
+    // (1, s_e) for the angle; Miguel's 3 theta / h, (3 s_e / |e|, |e|), with
+    // its own stiffness k_b / 3 (model/bending.rs `BendingStrain`).
+    var cs = 1.0;
+    var w = factor;
+    var kc = kb;
+    if ((params.counts.w & 4u) != 0u) {
+        let len0 = hinge_len[i];
+        cs = 3.0 * factor / len0;
+        w = len0;
+        kc = kb / 3.0;
+    }
     var state = unpack_channel(channels[i]);
     let c = channel_update(params.bending, params.models.x, params.models.y, &state,
-                           strain, rate, kb, params.scales.w, params.step.y);
+                           cs * strain, cs * rate, kc, params.scales.w, params.step.y);
     channels[i] = pack_channel(state);
-    let factor = rest.a2.w;
-    var elastic = factor * kb * (strain - c.eps_p);
+    let eps_p = c.eps_p / cs;
+    var elastic = factor * kb * (strain - eps_p);
     var stiffness = factor * kb;
     if ((params.counts.w & 1u) != 0u) {
         // Bridson: sin(theta/2) - sin(theta_bar/2) as a product, so that a
         // small bend keeps its digits.
         let s = 2.0 * e2 / (length(na) + length(nb));
         let theta_rest = atan2(rest.e.w, rest3.w);
-        let mean = (2.0 * theta_rest + strain + c.eps_p) * 0.25;
-        elastic = 4.0 * kb * s * cos(mean) * sin((strain - c.eps_p) * 0.25);
+        let mean = (2.0 * theta_rest + strain + eps_p) * 0.25;
+        elastic = 4.0 * kb * s * cos(mean) * sin((strain - eps_p) * 0.25);
         stiffness = kb * s * max(cos((theta_rest + strain) * 0.5), 0.0);
     }
-    let force = -(elastic + factor * c.stress);
+    let force = -(elastic + w * c.stress);
     let coef = params.scales.x * stiffness
-        + factor * (params.scales.y * c.stiffness + params.scales.z * c.damping)
+        + w * cs * (params.scales.y * c.stiffness + params.scales.z * c.damping)
         + params.scales.z * params.step.w * len;
     if ((params.counts.w & 2u) != 0u) {
         // Melo's coupling, explicit: -k (s grad theta + theta grad s).

@@ -18,6 +18,19 @@ pub struct HingeRest {
     pub theta: f64,
     /// `s_e = |e_rest|^2 / (A0 + A1)`.
     pub factor: f64,
+    /// The edge's rest length `|e_rest|`.
+    pub len: f64,
+    /// The bending channel's strain per radian and torque per unit channel
+    /// stress (`BendingStrain::scales`): `(1, s_e)` for the angle.
+    pub strain_scale: f64,
+    pub stress_weight: f64,
+}
+
+impl HingeRest {
+    /// A channel's plastic strain as an angle, rad.
+    pub fn plastic_angle(&self, eps_p: f64) -> f64 {
+        eps_p / self.strain_scale
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -41,12 +54,21 @@ pub struct Cloth {
     /// the order of `topology.vertex_faces.entries`, so per-vertex gathers
     /// stream it instead of reading whole rest records.
     pub incidence_beta: Vec<DVec2>,
+    /// The channels' state at the start, when the cloth starts deformed
+    /// with a history (a rolled strip: scene/roll.rs); `None`: the
+    /// material's initial state.
+    pub initial_channels: Option<crate::measure::Channels>,
     /// Hinges of the scene's measurement region (a fold, say), whose bends
     /// the `region_*` metrics report; `None`: all hinges.
     pub region_hinges: Option<Vec<u32>>,
 }
 
 impl Cloth {
+    /// Vertex `v`'s lumped area `m_v / rho` (a third of its faces').
+    pub fn lumped_area(&self, v: usize) -> f64 {
+        self.mass[v] / self.material.density
+    }
+
     /// Builds the rest state. Faces without material coordinates take their
     /// own rest shape with the u (warp) axis along `warp` projected into the
     /// face plane.
@@ -66,7 +88,7 @@ impl Cloth {
             })?;
             face_rest.push(rest);
         }
-        let hinge_rest = topology
+        let hinge_rest: Vec<HingeRest> = topology
             .hinges
             .iter()
             .map(|h| {
@@ -75,9 +97,14 @@ impl Cloth {
                 // The edge x0 -> x1 is some edge k of face A; take its rest length there.
                 let k = (0..3).find(|&k| mesh.faces[fa][k] == h.v[0]).unwrap_or(0);
                 let len = face_rest[fa].edge_len[k];
+                let factor = bending::stiffness_factor(len, face_rest[fa].area, face_rest[fb].area);
+                let (strain_scale, stress_weight) = material.bending_strain.scales(factor, len);
                 HingeRest {
                     theta: bending::dihedral(x),
-                    factor: bending::stiffness_factor(len, face_rest[fa].area, face_rest[fb].area),
+                    factor,
+                    len,
+                    strain_scale,
+                    stress_weight,
                 }
             })
             .collect();
@@ -98,13 +125,13 @@ impl Cloth {
         let coupling = topology
             .hinges
             .iter()
-            .map(|h| {
+            .zip(&hinge_rest)
+            .map(|(h, rest)| {
                 let corner = |f: u32, v: u32| (0..3).find(|&k| mesh.faces[f as usize][k] == v).unwrap_or(0);
                 let beta = |f: u32, v: u32| face_rest[f as usize].beta[corner(f, v)];
                 let [fa, fb] = h.faces;
                 Coupling {
-                    // Face A runs x0 -> x1 as its edge from x0's corner.
-                    half_len: 0.5 * face_rest[fa as usize].edge_len[corner(fa, h.v[0])],
+                    half_len: 0.5 * rest.len,
                     weights: [cosserat::weights(beta(fa, h.v[2])), cosserat::weights(beta(fb, h.v[3]))],
                     beta: [
                         [h.v[0], h.v[1], h.v[2]].map(|v| beta(fa, v)),
@@ -128,6 +155,7 @@ impl Cloth {
         Ok(Cloth {
             incidence_beta,
             region_hinges: None,
+            initial_channels: None,
             mesh,
             topology,
             material,

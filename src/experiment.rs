@@ -116,6 +116,27 @@ pub const RECOVERY_HOLDS: [f64; 7] = [1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0
 
 /// Friction only, plasticity only and both, each held for every time in
 /// `RECOVERY_HOLDS`: `<family>-<hold>s`.
+/// Miguel 2013 Fig. 10: felt, doublecloth and paper unrolled from
+/// cylinders of 4, 7.5 and 23 mm, and felt without bending friction.
+fn unroll_variants() -> Vec<Variant> {
+    let mut v: Vec<Variant> = ["felt", "doublecloth", "paper"]
+        .iter()
+        .flat_map(|m| {
+            [("4mm", 0.004), ("7.5mm", 0.0075), ("23mm", 0.023)].map(|(name, r)| {
+                variant(
+                    &format!("{m}-{name}"),
+                    &[&format!("cloth.material=miguel-{m}"), &format!("cloth.roll.radius={r}")],
+                )
+            })
+        })
+        .collect();
+    v.push(variant(
+        "felt-4mm-frictionless",
+        &[r#"cloth.material={"preset": "miguel-felt", "bending_friction": {"model": "none"}}"#],
+    ));
+    v
+}
+
 fn recovery_variants() -> Vec<Variant> {
     let mut out = Vec::new();
     for (family, sets) in [
@@ -342,6 +363,13 @@ pub fn all() -> Vec<Experiment> {
                 "recovery_percent",
             ],
             analyse: Some(analyse_recovery),
+        },
+        Experiment {
+            name: "unroll",
+            scene: "miguel-unroll",
+            variants: unroll_variants(),
+            columns: &["mean_abs_bend", "max_abs_bend", "slip_fraction", "kinetic_energy"],
+            analyse: None,
         },
         Experiment {
             name: "specimen",

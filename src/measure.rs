@@ -2,7 +2,8 @@
 //! the same way for every backend (a GPU backend reads its state back).
 
 use crate::cloth::Cloth;
-use crate::model::bending::{BendingModel, bridson_factor, dihedral, energy};
+
+use crate::model::bending::{BendingModel, bridson_factor, dihedral, energy, unwrap};
 use crate::model::channel::{ChannelState, FrictionModel, Models, PlasticModel};
 use glam::DVec3;
 
@@ -48,7 +49,7 @@ struct Tally {
 }
 
 impl Tally {
-    fn of<'a>(channels: impl Iterator<Item = &'a ChannelState>, models: &Models) -> Tally {
+    fn of(channels: impl Iterator<Item = ChannelState>, models: &Models) -> Tally {
         let friction_on = models.friction != FrictionModel::None;
         let plastic_on = models.plasticity != PlasticModel::None;
         let mut t = Tally::default();
@@ -97,7 +98,12 @@ pub fn measure(cloth: &Cloth, x: &[DVec3], v: &[DVec3], ch: &Channels) -> Measur
         .hinges
         .iter()
         .zip(&cloth.hinge_rest)
-        .map(|(h, rest)| dihedral(h.v.map(|i| x[i as usize])) - rest.theta)
+        .enumerate()
+        .map(|(k, (h, rest))| {
+            // Unwrapped past pi like the kernels' strain (cpu/bending.rs).
+            let raw = dihedral(h.v.map(|i| x[i as usize])) - rest.theta;
+            ch.hinge_strain.get(k).map_or(raw, |&last| unwrap(raw, last))
+        })
         .collect();
     for (((d, rest), c), h) in bends
         .iter()
@@ -109,7 +115,8 @@ pub fn measure(cloth: &Cloth, x: &[DVec3], v: &[DVec3], ch: &Channels) -> Measur
             BendingModel::DiscreteShell => rest.factor,
             BendingModel::Bridson => bridson_factor(h.v.map(|i| x[i as usize])),
         };
-        out.bending_energy += energy(m.bending_model, m.bending, factor, rest.theta, *d, c.plastic.eps_p);
+        let eps_p = rest.plastic_angle(c.plastic.eps_p);
+        out.bending_energy += energy(m.bending_model, m.bending, factor, rest.theta, *d, eps_p);
         out.mean_abs_bend += d.abs();
         out.max_abs_bend = out.max_abs_bend.max(d.abs());
     }
@@ -128,8 +135,14 @@ pub fn measure(cloth: &Cloth, x: &[DVec3], v: &[DVec3], ch: &Channels) -> Measur
         .fold(0.0, f64::max);
     (out.min_edge_strain, out.max_edge_strain) = edge_strain_range(cloth, x);
 
-    let bending = Tally::of(ch.hinges.iter(), &m.bending_models);
-    let in_plane = Tally::of(ch.faces.iter().flatten(), &m.in_plane_models);
+    // Bending plastic strains as angles, whatever the channel's strain.
+    let as_angles = ch.hinges.iter().zip(&cloth.hinge_rest).map(|(c, rest)| {
+        let mut c = *c;
+        c.plastic.eps_p = rest.plastic_angle(c.plastic.eps_p);
+        c
+    });
+    let bending = Tally::of(as_angles, &m.bending_models);
+    let in_plane = Tally::of(ch.faces.iter().flatten().copied(), &m.in_plane_models);
     out.mean_abs_plastic_bend = mean(bending.sum_abs_plastic, bending.plastic);
     out.max_abs_plastic_bend = bending.max_abs_plastic;
     out.mean_abs_plastic_in_plane = mean(in_plane.sum_abs_plastic, in_plane.plastic);

@@ -69,14 +69,20 @@ impl Mode {
 fn channel_values(cloth: &Cloth, channels: &Channels, slip: bool) -> Vec<f64> {
     let n = cloth.vertex_count();
     let (mut value, mut count) = (vec![0.0f64; n], vec![0u32; n]);
-    for (h, state) in cloth.topology.hinges.iter().zip(&channels.hinges) {
+    for ((h, state), rest) in cloth
+        .topology
+        .hinges
+        .iter()
+        .zip(&channels.hinges)
+        .zip(&cloth.hinge_rest)
+    {
         for &v in &h.v[..2] {
             let v = v as usize;
             if slip {
                 value[v] += state.friction.slip as u8 as f64;
                 count[v] += 1;
             } else {
-                value[v] = value[v].max(state.plastic.eps_p.abs());
+                value[v] = value[v].max(rest.plastic_angle(state.plastic.eps_p).abs());
             }
         }
     }

@@ -153,6 +153,21 @@ fn sticking_springs_match_the_cpu_from_identical_states() {
     assert!(both.dv / both.speed < 1e-4, "velocities differ by {} m/s", both.dv);
 }
 
+/// Miguel's bending friction on the curvature strain, from a preloaded
+/// roll (`miguel-unroll`, 40 x 2 quads): every hinge's channel starts
+/// saturated, and the strip starts to unroll.
+#[test]
+fn the_rolled_strip_matches_the_cpu_within_the_default_tolerances() {
+    if !common::have_gpu() {
+        return;
+    }
+    let tol = Tolerances::default();
+    for c in checks("miguel-unroll", &["cloth.mesh.grid.resolution=[40, 2]"], 5) {
+        println!("{c:?}");
+        assert!(c.within(&tol), "step {}: {c:?} exceeds {tol:?}", c.step);
+    }
+}
+
 /// Melo's stretch-bend coupling (model/cosserat.rs): one step on both
 /// backends from the CPU's `melo-compression` square, squeezed and buckled
 /// (the scene's CPU/GPU tandem drifts apart in the squeeze itself, with or

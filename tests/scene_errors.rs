@@ -210,7 +210,7 @@ fn bad_bending_model_and_damping() {
         ),
         (
             "cloth.material={\"preset\": \"cotton\", \"bending_model\": \"sine\"}",
-            "unknown variant `sine`, expected `discrete-shell` or `bridson`",
+            "`bending_model`: unknown variant `sine`, expected `discrete-shell` or `bridson`",
         ),
     ] {
         let e = error_of(&base(), &[set]);
@@ -283,4 +283,27 @@ fn bad_strain_limits() {
         let e = error_of(&base(), &[set]);
         assert!(e.contains("test.json") && e.contains(field), "{set}: {e}");
     }
+}
+
+#[test]
+fn a_bad_roll_is_named() {
+    let e = error_of(&base(), &["cloth.roll={\"radius\": -0.004}"]);
+    assert!(e.contains("cloth.roll.radius") && e.contains("positive radius"), "{e}");
+    let e = error_of(&base(), &["cloth.roll={\"radius\": 0.004, \"flat\": 0.2}"]);
+    assert!(e.contains("cloth.roll.flat") && e.contains("[0, 0.1)"), "{e}");
+    let mut v = base();
+    v["cloth"]["mesh"] =
+        serde_json::json!({ "cylinder": { "radius": 0.04, "height": 0.1, "rings": 3, "segments": 8 } });
+    v["cloth"]["roll"] = serde_json::json!({ "radius": 0.004 });
+    v["handles"] = serde_json::json!({});
+    let e = error_of(&v, &[]);
+    assert!(e.contains("cloth.roll") && e.contains("needs a `grid` mesh"), "{e}");
+    let e = error_of(
+        &base(),
+        &["cloth.material={\"preset\": \"miguel-felt\", \"bending_strain\": \"radius\"}"],
+    );
+    assert!(
+        e.contains("`bending_strain`") && e.contains("radius") && e.contains("curvature"),
+        "{e}"
+    );
 }

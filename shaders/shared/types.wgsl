@@ -12,7 +12,7 @@ struct ChannelParams {
 
 // Per-step and per-material constants (layout.rs `Params`).
 struct Params {
-    counts: vec4<u32>,     // vertices, faces, hinges, flags: 1 Bridson's bending model, 2 Melo's coupling
+    counts: vec4<u32>,     // vertices, faces, hinges, flags: 1 Bridson's bending model, 2 Melo's coupling, 4 Miguel's bending strain
     models: vec4<u32>,     // bending friction, bending plasticity, in-plane friction, in-plane plasticity
     stretching: vec4<f32>, // k11, k12, k22, k33
     step: vec4<f32>,       // dt, material dt, bending stiffness k_b, bending damping k_d

@@ -6,7 +6,7 @@
 use super::Scales;
 use super::membrane::FaceStates;
 use crate::cloth::Cloth;
-use crate::model::bending::{BendingModel, bridson_factor, dihedral_gradient, elastic};
+use crate::model::bending::{BendingModel, bridson_factor, dihedral_gradient, elastic, unwrap};
 use crate::model::channel::ChannelState;
 use crate::model::cosserat;
 use crate::model::membrane::green_strain;
@@ -35,29 +35,26 @@ pub struct HingeStates {
 impl HingeStates {
     pub fn new(cloth: &Cloth) -> HingeStates {
         let n = cloth.topology.hinges.len();
+        let (channel, strain) = match &cloth.initial_channels {
+            Some(ch) => (ch.hinges.clone(), ch.hinge_strain.clone()),
+            None => (vec![cloth.material.bending_channel.initial_state(); n], vec![0.0; n]),
+        };
         HingeStates {
             grad: vec![[DVec3::ZERO; 4]; n],
             force: vec![0.0; n],
             coef: vec![0.0; n],
-            channel: vec![cloth.material.bending_channel.initial_state(); n],
-            strain: vec![0.0; n],
+            channel,
+            strain,
             coupling: vec![[DVec3::ZERO; 4]; n],
         }
     }
 }
 
-/// The angle `raw` plus the multiple of 2 pi nearest to `last`: a hinge
-/// folded past flat-on-itself (pi) keeps counting instead of jumping to
-/// -pi, so its force keeps opening it (a jump would reverse the force and
-/// fold it further, feeding energy in).
-pub fn unwrap(raw: f64, last: f64) -> f64 {
-    let tau = std::f64::consts::TAU;
-    raw + tau * ((last - raw) / tau).round()
-}
-
 /// Updates every hinge's channel at positions `x`, velocities `v`, then
-/// its force `-(m + s_e friction stress) grad` and system coefficient
-/// `elastic dm/dtheta + s_e (friction k_f + damping D) + damping k_d |E|`,
+/// its force `-(m + w friction stress) grad` and system coefficient
+/// `elastic dm/dtheta + w c (friction k_f + damping D) + damping k_d |E|`,
+/// where the channel's strain is `c theta` and `(c, w)` are `(1, s_e)` for
+/// the angle and `(3 / h, |e|)` for Miguel's strain (`BendingStrain`),
 /// with the elastic magnitude `m` of the material's bending model
 /// (model/bending.rs `elastic`) and Bridson's bending damping `k_d`; with
 /// Melo's coupling, its explicit forces from the faces' deformation
@@ -82,20 +79,24 @@ pub fn bending(cloth: &Cloth, x: &[DVec3], v: &[DVec3], faces: &FaceStates, scal
             let strain = unwrap(theta - rest.theta, *last);
             *last = strain;
             let rate: f64 = (0..4).map(|a| g[a].dot(v[idx[a] as usize])).sum();
+            // The channel sees its own strain `c theta` (the angle, or
+            // Miguel's `3 theta / h`) and pushes with `w` per unit stress.
+            let (cs, w) = (rest.strain_scale, rest.stress_weight);
             let c = m.bending_channel.update(
                 &m.bending_models,
                 state,
-                strain,
-                rate,
-                kb,
+                cs * strain,
+                cs * rate,
+                kb / m.bending_strain.stiffness_ratio(),
                 scales.dt,
                 scales.material_dt,
             );
+            let eps_p = rest.plastic_angle(c.eps_p);
             let factor = match m.bending_model {
                 BendingModel::DiscreteShell => rest.factor,
                 BendingModel::Bridson => bridson_factor(corners),
             };
-            let (elastic, stiffness) = elastic(m.bending_model, kb, factor, rest.theta, strain, c.eps_p);
+            let (elastic, stiffness) = elastic(m.bending_model, kb, factor, rest.theta, strain, eps_p);
             let k_d = m.bending_damping * (corners[1] - corners[0]).length();
             if m.coupling != 0.0 {
                 let f = cloth.topology.hinges[h].faces.map(|f| {
@@ -106,30 +107,9 @@ pub fn bending(cloth: &Cloth, x: &[DVec3], v: &[DVec3], faces: &FaceStates, scal
                 *coupling = cosserat::forces(&cloth.coupling[h], m.coupling, strain, g, e, f);
             }
             *grad = g;
-            *force = -(elastic + rest.factor * c.stress);
+            *force = -(elastic + w * c.stress);
             *coef = scales.elastic * stiffness
-                + rest.factor * (scales.friction * c.stiffness + scales.damping * c.damping)
+                + w * cs * (scales.friction * c.stiffness + scales.damping * c.damping)
                 + scales.damping * k_d;
         });
-}
-
-#[cfg(test)]
-mod tests {
-    use super::unwrap;
-    use std::f64::consts::PI;
-
-    #[test]
-    fn a_hinge_folding_past_pi_keeps_counting() {
-        // Fold from 3.0 rad on through pi in steps of 0.05 rad: the raw
-        // dihedral wraps to -pi, the unwrapped strain does not.
-        let mut last = 3.0;
-        for k in 1..=8 {
-            let angle = 3.0 + 0.05 * k as f64;
-            let raw = (angle + PI).rem_euclid(2.0 * PI) - PI;
-            last = unwrap(raw, last);
-            assert!((last - angle).abs() < 1e-12, "{angle}: raw {raw} unwrapped to {last}");
-        }
-        assert_eq!(unwrap(0.3, 0.25), 0.3);
-        assert_eq!(unwrap(-0.3, 0.0), -0.3);
-    }
 }

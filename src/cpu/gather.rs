@@ -64,9 +64,7 @@ impl<'a> VertexBlocks<'a> {
     pub fn block(&self, cloth: &Cloth, v: usize) -> DMat3 {
         let spring = DMat3::from_diagonal(DVec3::splat(self.stick[v] * self.spring));
         match &self.air {
-            Some((air, normals)) => {
-                air.damping(cloth.mass[v] / cloth.material.density, normals[v]) * self.damping + spring
-            }
+            Some((air, normals)) => air.damping(cloth.lumped_area(v), normals[v]) * self.damping + spring,
             None => spring,
         }
     }
@@ -98,7 +96,7 @@ pub fn air(cloth: &Cloth, faces: &FaceStates, air: &Air, normals: &mut [DVec3], 
                 sum += l.fu.cross(l.fv) * cloth.face_rest[face as usize].area;
             }
             *n = sum.normalize_or_zero();
-            *f += air.wind_force(cloth.mass[v] / cloth.material.density, *n);
+            *f += air.wind_force(cloth.lumped_area(v), *n);
         });
 }
 

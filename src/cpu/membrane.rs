@@ -29,7 +29,10 @@ impl FaceStates {
         FaceStates {
             stress: vec![[DVec3::ZERO; 2]; n],
             lin: vec![MembraneLin::default(); n],
-            channel: vec![initial; n],
+            channel: match &cloth.initial_channels {
+                Some(ch) => ch.faces.clone(),
+                None => vec![initial; n],
+            },
         }
     }
 }

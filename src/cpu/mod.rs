@@ -466,7 +466,7 @@ impl Backend for CpuBackend {
 mod tests {
     use super::*;
     use crate::mesh::{Pattern, grid};
-    use crate::model::bending::dihedral;
+    use crate::model::bending::{BendingStrain, dihedral};
     use crate::model::material::preset;
     use crate::model::membrane::green_strain;
 
@@ -486,9 +486,15 @@ mod tests {
             }
         }
         for ((h, rest), c) in cloth.topology.hinges.iter().zip(&cloth.hinge_rest).zip(&ch.hinges) {
+            // The channel's spring acts on its own strain `c theta` with the
+            // torque `w` per unit stress: energy `w / c k_f d^2 / 2`.
             let strain = dihedral(h.v.map(|v| x[v as usize])) - rest.theta;
-            let (el, d) = (strain - c.plastic.eps_p, strain - c.friction.anchor);
-            e += rest.factor * 0.5 * (m.bending * el * el + m.bending_channel.dwell.stiffness * d * d);
+            let (cs, w) = (rest.strain_scale, rest.stress_weight);
+            let (el, d) = (
+                strain - rest.plastic_angle(c.plastic.eps_p),
+                cs * strain - c.friction.anchor,
+            );
+            e += 0.5 * (rest.factor * m.bending * el * el + w / cs * m.bending_channel.dwell.stiffness * d * d);
         }
         e
     }
@@ -504,10 +510,17 @@ mod tests {
             DVec3::ZERO,
             (DVec3::X, DVec3::Y),
         );
-        let mut material = preset("cotton").unwrap();
-        // Low bending yield so the bending channels flow too.
-        material.bending_channel.hardening.yield_strain = 0.05;
-        let cloth = Arc::new(Cloth::new(mesh, material, 0.0, DVec3::X).unwrap());
+        for strain in [BendingStrain::Angle, BendingStrain::Curvature] {
+            let mut material = preset("cotton").unwrap();
+            material.bending_strain = strain;
+            // Low bending yield so the bending channels flow too.
+            material.bending_channel.hardening.yield_strain = 0.05;
+            check_forces_against_frozen_energy(Cloth::new(mesh.clone(), material, 0.0, DVec3::X).unwrap());
+        }
+    }
+
+    fn check_forces_against_frozen_energy(cloth: Cloth) {
+        let cloth = Arc::new(cloth);
         let x: Vec<DVec3> = cloth
             .mesh
             .positions

@@ -17,6 +17,7 @@ use crate::cpu::Scales;
 use crate::error::{Error, Result};
 use crate::measure::Channels;
 use crate::model::air::Air;
+use crate::model::bending::BendingStrain;
 use crate::scene::{Integrator, SelfCollision, StrainLimit};
 use bytemuck::{Pod, Zeroable};
 use glam::DVec3;
@@ -283,11 +284,21 @@ impl GpuBackend {
             .map(|(&(f, a), b)| [f32::from_bits(f), f32::from_bits(a), b.x as f32, b.y as f32])
             .collect();
         let hinge_entries: Vec<[u32; 2]> = topo.vertex_hinges.entries.iter().map(|&(h, a)| [h, a]).collect();
-        let face_init = cloth
-            .material
-            .in_plane_channels
-            .map(|c| vec![PackedChannel::from_state(&c.initial_state()); nf]);
-        let hinge_init = vec![PackedChannel::from_state(&cloth.material.bending_channel.initial_state()); nh];
+        let (face_init, hinge_init, strain_init) = match &cloth.initial_channels {
+            Some(ch) => (
+                [0, 1, 2].map(|c| ch.faces.iter().map(|f| PackedChannel::from_state(&f[c])).collect()),
+                ch.hinges.iter().map(PackedChannel::from_state).collect(),
+                ch.hinge_strain.iter().map(|&s| s as f32).collect(),
+            ),
+            None => (
+                cloth
+                    .material
+                    .in_plane_channels
+                    .map(|c| vec![PackedChannel::from_state(&c.initial_state()); nf]),
+                vec![PackedChannel::from_state(&cloth.material.bending_channel.initial_state()); nh],
+                vec![0.0f32; nh],
+            ),
+        };
 
         let b = |label: &str, data: &[[f32; 4]]| storage(&ctx, label, data);
         let faces_buf = storage(&ctx, "faces", &faces)?;
@@ -324,7 +335,7 @@ impl GpuBackend {
             storage(&ctx, "channels_uv", &face_init[2])?,
         ];
         let hinge_channels = storage(&ctx, "hinge_channels", &hinge_init)?;
-        let hinge_strain = zeroed::<f32>(&ctx, "hinge_strain", nh)?;
+        let hinge_strain = storage(&ctx, "hinge_strain", &strain_init)?;
         let stress = zeroed::<[f32; 4]>(&ctx, "stress", 2 * nf)?;
         let face_lin = zeroed::<FaceLin>(&ctx, "face_lin", nf)?;
         let hinge_lin_a = zeroed::<HingeHalf>(&ctx, "hinge_lin_a", nh)?;
@@ -347,6 +358,15 @@ impl GpuBackend {
             false => zeroed::<HingeCoupling>(&ctx, "hinge_coupling", 1)?,
         };
         let coupling_force = zeroed::<[f32; 4]>(&ctx, "coupling_force", if coupled { 4 * nh } else { 1 })?;
+        // Miguel's bending strain needs each hinge's rest edge length.
+        let hinge_len = match cloth.material.bending_strain {
+            BendingStrain::Curvature => storage(
+                &ctx,
+                "hinge_len",
+                &cloth.hinge_rest.iter().map(|r| r.len as f32).collect::<Vec<f32>>(),
+            )?,
+            BendingStrain::Angle => zeroed::<f32>(&ctx, "hinge_len", 1)?,
+        };
         let scalars = zeroed::<Scalars>(&ctx, "scalars", 1)?;
         let partial = zeroed::<[f32; 2]>(&ctx, "partial", groups(n) as usize)?;
         let count = uniform(&ctx, "partial_count", &[groups(n), 0, 0, 0]);
@@ -480,6 +500,7 @@ impl GpuBackend {
                     ("face_lin", &face_lin),
                     ("hinge_coupling", &hinge_coupling),
                     ("coupling_force", &coupling_force),
+                    ("hinge_len", &hinge_len),
                 ],
             )?,
             gather: kernel(
@@ -572,6 +593,7 @@ impl GpuBackend {
             &hinge_faces,
             &hinge_coupling,
             &coupling_force,
+            &hinge_len,
             &v_tilde,
             &v_before,
             &scalars,

@@ -4,7 +4,7 @@
 use crate::cloth::Cloth;
 use crate::cpu::Scales;
 use crate::model::air::Air;
-use crate::model::bending::BendingModel;
+use crate::model::bending::{BendingModel, BendingStrain};
 use crate::model::channel::{Channel, ChannelState, FrictionModel, PlasticModel};
 use crate::model::friction::FrictionState;
 use crate::model::plastic::PlasticState;
@@ -332,7 +332,9 @@ impl Params {
                 cloth.vertex_count() as u32,
                 cloth.mesh.faces.len() as u32,
                 cloth.topology.hinges.len() as u32,
-                u32::from(m.bending_model == BendingModel::Bridson) | u32::from(m.coupling != 0.0) << 1,
+                u32::from(m.bending_model == BendingModel::Bridson)
+                    | u32::from(m.coupling != 0.0) << 1
+                    | u32::from(m.bending_strain == BendingStrain::Curvature) << 2,
             ],
             models: [
                 friction_id(m.bending_models.friction),

@@ -36,6 +36,46 @@ pub enum BendingModel {
     Bridson,
 }
 
+/// What a hinge's friction and plasticity channel measures
+/// (`cloth.material.bending_strain`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BendingStrain {
+    /// The dihedral angle `theta - theta_rest` (rad), with the channel's
+    /// stress acting through `s_e` like `k_b` (the paper's Eq. 5-14).
+    #[default]
+    Angle,
+    /// Miguel et al. 2013 §2.1's discrete-shells strain
+    /// `eps = 3 (theta - theta_rest) / h` (1/m), `h = (A0 + A1) / |e|` the
+    /// hinge's mean height, with the force `A sigma grad eps` of the hinge's
+    /// area `A = |e| h / 3`: a torque `|e| sigma` about the hinge. Stresses
+    /// are then per unit width (N), as `crease fit bending` reports them,
+    /// and independent of the mesh.
+    Curvature,
+}
+
+impl BendingStrain {
+    /// The channel strain per radian `c` and the torque per unit channel
+    /// stress `w` of a hinge with stiffness factor `s_e` and rest edge
+    /// length `len`: angle `(1, s_e)`, curvature `(3 s_e / |e|, |e|)`.
+    pub fn scales(self, factor: f64, len: f64) -> (f64, f64) {
+        match self {
+            BendingStrain::Angle => (1.0, factor),
+            BendingStrain::Curvature => (3.0 * factor / len, len),
+        }
+    }
+
+    /// `k_b` over the channel's own elastic stiffness (the stiffness that
+    /// plasticity's hardening ratio compares with): 1 for the angle, 3 for
+    /// Miguel's strain (their `T_elastic = 3 k w kappa`: `k_b = 3 k`).
+    pub fn stiffness_ratio(self) -> f64 {
+        match self {
+            BendingStrain::Angle => 1.0,
+            BendingStrain::Curvature => 3.0,
+        }
+    }
+}
+
 /// Bridson's geometric factor `2 |E|^2 / (|N1| + |N2|)` of a hinge at `x`
 /// (`N` the area-weighted normals): the stiffness factor `s_e` at the
 /// current shape.
@@ -66,6 +106,15 @@ pub fn elastic(model: BendingModel, kb: f64, factor: f64, theta_rest: f64, strai
             (m, dm)
         }
     }
+}
+
+/// The angle `raw` plus the multiple of 2 pi nearest to `last`: a hinge
+/// folded past flat-on-itself (pi) keeps counting instead of jumping to
+/// -pi, so its force keeps opening it (a jump would reverse the force and
+/// fold it further, feeding energy in).
+pub fn unwrap(raw: f64, last: f64) -> f64 {
+    let tau = std::f64::consts::TAU;
+    raw + tau * ((last - raw) / tau).round()
 }
 
 /// Signed dihedral angle of a hinge, radians in (-pi, pi].
@@ -119,6 +168,7 @@ pub fn energy(model: BendingModel, kb: f64, factor: f64, theta_rest: f64, strain
 mod tests {
     use super::*;
     use crate::model::testing::{Rng, fd_check};
+    use std::f64::consts::PI;
 
     /// A hinge folded to angle `theta` about the x axis, perturbed.
     fn hinge(rng: &mut Rng, theta: f64, noise: f64) -> [DVec3; 4] {
@@ -262,5 +312,20 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_hinge_folding_past_pi_keeps_counting() {
+        // Fold from 3.0 rad on through pi in steps of 0.05 rad: the raw
+        // dihedral wraps to -pi, the unwrapped strain does not.
+        let mut last = 3.0;
+        for k in 1..=8 {
+            let angle = 3.0 + 0.05 * k as f64;
+            let raw = (angle + PI).rem_euclid(2.0 * PI) - PI;
+            last = unwrap(raw, last);
+            assert!((last - angle).abs() < 1e-12, "{angle}: raw {raw} unwrapped to {last}");
+        }
+        assert_eq!(unwrap(0.3, 0.25), 0.3);
+        assert_eq!(unwrap(-0.3, 0.0), -0.3);
     }
 }

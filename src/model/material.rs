@@ -2,7 +2,7 @@
 //! channel family with their parameters, and the presets of the paper's
 //! Appendix C tables and of Miguel et al. 2013 (MODEL.md "Parameter tables").
 
-use super::bending::BendingModel;
+use super::bending::{BendingModel, BendingStrain};
 use super::channel::{Channel, FrictionModel, Models, PlasticModel};
 use super::friction::{Dahl, Dwell};
 use super::membrane::Stretching;
@@ -17,6 +17,9 @@ pub struct Material {
     pub bending: f64,
     /// The elastic bending force (model/bending.rs).
     pub bending_model: BendingModel,
+    /// What the bending channel's strain is: the angle, or Miguel's
+    /// curvature strain (model/bending.rs `BendingStrain`).
+    pub bending_strain: BendingStrain,
     /// Bridson 2003 §4 bending damping `k_d`, N s: each hinge adds the
     /// force `-k_d |E| (dtheta/dt) dtheta/dx`.
     pub bending_damping: f64,
@@ -106,6 +109,7 @@ fn gong(row: [f64; 14]) -> Material {
         density: rho,
         bending: k_b,
         bending_model: BendingModel::DiscreteShell,
+        bending_strain: BendingStrain::Angle,
         bending_damping: 0.0,
         coupling: 0.0,
         stretching: Stretching { k11, k12, k22, k33 },
@@ -154,6 +158,30 @@ fn miguel(rho: f64, k1: f64, a: f64, b: f64, tau: f64) -> Material {
     m
 }
 
+/// Miguel et al. 2013 §4.3's bending fits (warp; `fit/bending.rs` `FELT`,
+/// `DOUBLECLOTH`, `PAPER`): rho, stiffness `k` (N m), Dahl `a`, `b` (N),
+/// `tau` (1/m), on their discrete-shells strain `eps = 3 kappa`
+/// (`BendingStrain::Curvature`), so `k_b = 3 k1` (their `T_elastic = 3 k w
+/// kappa`); their small strain dependence `k2` of the stiffness is
+/// not modelled. Bending friction only: their strips were not stretched. The
+/// paper gives no membrane for these; they take Miguel's cotton's stretch
+/// stiffness (k1 = 135.6 N/m), which keeps the strips inextensible.
+fn miguel_bending((rho, p): (f64, crate::fit::DahlParams)) -> Material {
+    let mut m = miguel(rho, 135.6, 0.0, 0.0, 1.0);
+    m.bending = 3.0 * p.k;
+    m.bending_strain = BendingStrain::Curvature;
+    m.in_plane_models = Models {
+        friction: FrictionModel::None,
+        plasticity: PlasticModel::None,
+    };
+    m.bending_channel.dahl = Dahl {
+        a: p.a,
+        b: p.b,
+        tau: p.tau,
+    };
+    m
+}
+
 /// Melo's Table 1 (Fig. 1: satin, cotton, jeans, sailcloth): areal density
 /// (g/m^2), `zeta`, `xi`, `phi`, in the paper's own units, which it does not
 /// state (its grid spacing is "0.01 unit"). They are mapped so that Melo's
@@ -193,6 +221,9 @@ pub const PRESET_NAMES: &[&str] = &[
     "miguel-cotton",
     "miguel-spandex",
     "miguel-polyester",
+    "miguel-felt",
+    "miguel-doublecloth",
+    "miguel-paper",
     "melo-satin",
     "melo-cotton",
     "melo-jeans",
@@ -202,7 +233,9 @@ pub const PRESET_NAMES: &[&str] = &[
 
 /// Looks a preset up by name: the specimen table (`cotton`, `denim`,
 /// `polyester`), the trousers table (`trousers-*`), Miguel's stretch
-/// measurements (`miguel-*`, Dahl friction, no plasticity), and `elastic`
+/// measurements (`miguel-cotton|spandex|polyester`) and bending fits
+/// (`miguel-felt|doublecloth|paper`: Dahl friction, no plasticity), Melo's
+/// table (`melo-*`), and `elastic`
 /// (cotton without friction or plasticity).
 pub fn preset(name: &str) -> Option<Material> {
     Some(match name {
@@ -225,6 +258,9 @@ pub fn preset(name: &str) -> Option<Material> {
         "miguel-cotton" => miguel(0.143, 135.6, 2.22, 3.16, 0.006),
         "miguel-spandex" => miguel(0.157, 4.42, 0.40, 4.84, 0.088),
         "miguel-polyester" => miguel(0.121, 26.62, 2.10, 5.41, 0.031),
+        "miguel-felt" => miguel_bending(crate::fit::bending::FELT),
+        "miguel-doublecloth" => miguel_bending(crate::fit::bending::DOUBLECLOTH),
+        "miguel-paper" => miguel_bending(crate::fit::bending::PAPER),
         "melo-satin" => melo(78.0, 400.0, 0.01, 0.1),
         "melo-cotton" => melo(88.0, 400.0, 0.02, 0.1),
         "melo-jeans" => melo(111.0, 400.0, 0.04, 0.1),

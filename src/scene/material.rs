@@ -48,6 +48,9 @@ pub(super) fn resolve(label: &str, spec: &MaterialSpec) -> Result<Material> {
     if let Some(model) = fields.bending_model {
         m.bending_model = model;
     }
+    if let Some(strain) = fields.bending_strain {
+        m.bending_strain = strain;
+    }
     if let Some(k_d) = fields.bending_damping {
         m.bending_damping = k_d;
     }

@@ -5,6 +5,7 @@ mod material;
 mod obstacles;
 mod overrides;
 mod resolve;
+pub mod roll;
 pub mod schema;
 
 pub use resolve::{Axis, Handle, Phase, Scene, Sticking};
@@ -30,6 +31,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("sticky-hand", include_str!("../../scenes/sticky-hand.json")),
     ("miguel-twist", include_str!("../../scenes/miguel-twist.json")),
     ("melo-compression", include_str!("../../scenes/melo-compression.json")),
+    ("miguel-unroll", include_str!("../../scenes/miguel-unroll.json")),
 ];
 
 /// The scene `crease run` uses when none is given.

@@ -3,7 +3,7 @@
 //! steps. Every error names the scene, the field and what to do.
 
 use super::schema::{
-    Action, MeshSpec, ObstacleAction, Plane, SceneFile, Selector, SelfCollision, SolverSettings, StrainLimit,
+    Action, MeshSpec, ObstacleAction, SceneFile, Selector, SelfCollision, SolverSettings, StrainLimit,
 };
 use crate::cloth::Cloth;
 use crate::collide::Obstacle;
@@ -179,6 +179,16 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
         return Err(err("cloth.warp", "must not be the zero vector".into()));
     }
     let mut cloth = Cloth::new(mesh, material, damping, warp.normalize())?;
+    if let Some(roll) = &f.cloth.roll {
+        let MeshSpec::Grid(g) = &f.cloth.mesh else {
+            return Err(err(
+                "cloth.roll",
+                "needs a `grid` mesh (it winds the grid's u axis): remove `roll` or use a grid".into(),
+            ));
+        };
+        let (u, v) = g.plane.axes();
+        super::roll::apply(label, roll, g.size[0], vec3(g.origin), u, u.cross(v), &mut cloth)?;
+    }
     if let Some(sel) = &f.region {
         let vertices = select(&cloth.mesh, sel).map_err(|m| err("region", m))?;
         let hinges: Vec<u32> = (0..cloth.topology.hinges.len() as u32)
@@ -440,10 +450,7 @@ fn build_mesh(label: &str, spec: &MeshSpec, base: &Path) -> Result<TriMesh> {
             if !origin.is_finite() {
                 return Err(err("cloth.mesh.grid.origin", "must be finite".into()));
             }
-            let axes = match g.plane {
-                Plane::Xy => (DVec3::X, DVec3::Y),
-                Plane::Xz => (DVec3::X, DVec3::NEG_Z),
-            };
+            let axes = g.plane.axes();
             let (nx, ny) = (g.resolution[0], g.resolution[1]);
             Ok(mesh::grid(g.size[0], g.size[1], nx, ny, g.pattern, origin, axes))
         }

@@ -3,6 +3,7 @@
 
 use crate::mesh::Pattern;
 use crate::model::channel::{FrictionModel, PlasticModel};
+use glam::DVec3;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer};
 use std::collections::BTreeMap;
@@ -221,6 +222,31 @@ pub struct ClothSpec {
     /// Warp direction for faces without material coordinates.
     #[serde(default = "default_warp")]
     pub warp: [f64; 3],
+    /// Start rolled up (a grid only; scene/roll.rs).
+    #[serde(default)]
+    pub roll: Option<RollSpec>,
+}
+
+/// A grid that starts wound around a cylinder, with the history of having
+/// been rolled there (Miguel et al. 2013 §4.3, Fig. 7).
+#[derive(Deserialize, Debug, Clone, Copy)]
+#[serde(deny_unknown_fields)]
+pub struct RollSpec {
+    /// The cylinder's radius: the innermost layer's, metres.
+    pub radius: f64,
+    /// Distance between layers (the cloth's thickness), metres.
+    #[serde(default = "default_roll_gap")]
+    pub gap: f64,
+    /// Length of the u = 0 end left flat (to clamp), metres.
+    #[serde(default)]
+    pub flat: f64,
+    /// Material time the strip stayed rolled before the scene starts, s.
+    #[serde(default)]
+    pub hold: f64,
+}
+
+fn default_roll_gap() -> f64 {
+    0.001
 }
 
 fn default_warp() -> [f64; 3] {
@@ -265,6 +291,16 @@ pub enum Plane {
     Xz,
 }
 
+impl Plane {
+    /// The grid's u and v directions.
+    pub fn axes(self) -> (DVec3, DVec3) {
+        match self {
+            Plane::Xy => (DVec3::X, DVec3::Y),
+            Plane::Xz => (DVec3::X, DVec3::NEG_Z),
+        }
+    }
+}
+
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct CylinderSpec {
@@ -305,6 +341,9 @@ pub struct MaterialFields {
     pub bending: Option<f64>,
     /// `"discrete-shell"` (default) or `"bridson"` (model/bending.rs).
     pub bending_model: Option<crate::model::bending::BendingModel>,
+    /// `"angle"` (default) or `"curvature"`: the bending channel's strain
+    /// (model/bending.rs `BendingStrain`).
+    pub bending_strain: Option<crate::model::bending::BendingStrain>,
     /// Bridson's bending damping `k_d`, N s.
     pub bending_damping: Option<f64>,
     /// Melo's buckling factor `phi`, N (model/cosserat.rs).
@@ -401,9 +440,14 @@ impl<'de> Deserialize<'de> for MaterialSpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         match serde_json::Value::deserialize(d)? {
             serde_json::Value::String(s) => Ok(MaterialSpec::Preset(s)),
-            v @ serde_json::Value::Object(_) => serde_json::from_value(v)
+            // The field inside the material is named in the message (the
+            // outer path stops at `cloth.material`).
+            v @ serde_json::Value::Object(_) => serde_path_to_error::deserialize(v)
                 .map(|f| MaterialSpec::Fields(Box::new(f)))
-                .map_err(D::Error::custom),
+                .map_err(|e| match e.path().to_string().as_str() {
+                    "." => D::Error::custom(e.into_inner()),
+                    path => D::Error::custom(format!("`{path}`: {}", e.into_inner())),
+                }),
             other => Err(D::Error::custom(format!(
                 "expected a preset name or an object {{\"preset\", \"density\", \"bending\", \"stretching\"}}, got {other}"
             ))),
