@@ -114,8 +114,6 @@ const PLASTIC_ONLY: [&str; 2] = [
 /// Material seconds the recovery experiment holds its fold.
 pub const RECOVERY_HOLDS: [f64; 7] = [1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0];
 
-/// Friction only, plasticity only and both, each held for every time in
-/// `RECOVERY_HOLDS`: `<family>-<hold>s`.
 /// Miguel 2013 Fig. 10: felt, doublecloth and paper unrolled from
 /// cylinders of 4, 7.5 and 23 mm, and felt without bending friction.
 fn unroll_variants() -> Vec<Variant> {
@@ -137,6 +135,8 @@ fn unroll_variants() -> Vec<Variant> {
     v
 }
 
+/// Friction only, plasticity only and both, each held for every time in
+/// `RECOVERY_HOLDS`: `<family>-<hold>s`.
 fn recovery_variants() -> Vec<Variant> {
     let mut out = Vec::new();
     for (family, sets) in [
