@@ -115,7 +115,8 @@ const PLASTIC_ONLY: [&str; 2] = [
 pub const RECOVERY_HOLDS: [f64; 7] = [1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0];
 
 /// Miguel 2013 Fig. 10: felt, doublecloth and paper unrolled from
-/// cylinders of 4, 7.5 and 23 mm, and felt without bending friction.
+/// cylinders of 4, 7.5 and 23 mm; felt without bending friction; the
+/// paper's cotton unrolled at once and after 500 s in the roll.
 fn unroll_variants() -> Vec<Variant> {
     let mut v: Vec<Variant> = ["felt", "doublecloth", "paper"]
         .iter()
@@ -131,6 +132,11 @@ fn unroll_variants() -> Vec<Variant> {
     v.push(variant(
         "felt-4mm-frictionless",
         &[r#"cloth.material={"preset": "miguel-felt", "bending_friction": {"model": "none"}}"#],
+    ));
+    v.push(variant("cotton-4mm", &["cloth.material=cotton"]));
+    v.push(variant(
+        "cotton-4mm-held",
+        &["cloth.material=cotton", "cloth.roll.hold=500"],
     ));
     v
 }
