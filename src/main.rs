@@ -6,6 +6,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use crease::backend::Backend;
 use crease::cpu::CpuBackend;
 use crease::gpu::{GpuBackend, GpuContext};
+use crease::model::channel::{Channel, FrictionModel, PlasticModel};
 use crease::output::{self, Checkpoint, Progress, RunOptions, SceneKey};
 use crease::scene::{self, Action, ObstacleAction, Scene};
 use crease::sim::Simulation;
@@ -847,6 +848,32 @@ fn print_scene(s: &Scene) {
         "  material: density {} kg/m^2, bending {} N m, stretching k11 {} k12 {} k22 {} k33 {} N/m; damping {} s",
         m.density, m.bending, m.stretching.k11, m.stretching.k12, m.stretching.k22, m.stretching.k33, c.damping
     );
+    // Enum values as scenes spell them.
+    let name = |v: serde_json::Value| v.as_str().unwrap_or("?").to_string();
+    let friction = |model: FrictionModel, ch: &Channel| match model {
+        FrictionModel::Dwell => format!(
+            "dwell (stiffness {}, eps_0 {}, eps_inf {}, tau {} s)",
+            ch.dwell.stiffness, ch.dwell.eps_0, ch.dwell.eps_inf, ch.dwell.tau
+        ),
+        FrictionModel::Dahl => format!("dahl (a {}, b {}, tau {})", ch.dahl.a, ch.dahl.b, ch.dahl.tau),
+        FrictionModel::None => "none".to_string(),
+    };
+    let plastic = |model: PlasticModel| name(serde_json::json!(model));
+    println!(
+        "  bending: {} model on the {} strain, friction {}, plasticity {}",
+        name(serde_json::json!(m.bending_model)),
+        name(serde_json::json!(m.bending_strain)),
+        friction(m.bending_models.friction, &m.bending_channel),
+        plastic(m.bending_models.plasticity)
+    );
+    println!(
+        "  in-plane (uu channel): friction {}, plasticity {}",
+        friction(m.in_plane_models.friction, &m.in_plane_channels[0]),
+        plastic(m.in_plane_models.plasticity)
+    );
+    if c.initial_channels.is_some() {
+        println!("  starts deformed, its channels loaded as if rolled there (cloth.roll)");
+    }
     let sc = &s.self_collision;
     if sc.enabled {
         println!(

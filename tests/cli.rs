@@ -211,6 +211,17 @@ fn check_and_scenes_describe_without_running() {
         text.contains("phase hold: 250 steps") && text.contains("material time 500 s"),
         "{text}"
     );
+    assert!(
+        text.contains("bending: discrete-shell model on the angle strain, friction dwell (stiffness 0.00001"),
+        "{text}"
+    );
+    let o = crease(&["check", "miguel-unroll"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("on the curvature strain, friction dahl (a 0.000512, b 0.000015, tau 29.9)")
+            && text.contains("starts deformed"),
+        "{text}"
+    );
     let o = crease(&["scenes"]);
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(
