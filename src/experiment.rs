@@ -456,3 +456,22 @@ pub fn run(
     output::write_atomic(&out_dir.join("experiment.json"), text.as_bytes())?;
     Ok(result)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every variant's overrides name real fields with valid values, and
+    /// every experiment's name is a `find`able one.
+    #[test]
+    fn every_variant_of_every_experiment_resolves() {
+        for exp in all() {
+            assert!(find(exp.name).is_ok(), "{}", exp.name);
+            for v in &exp.variants {
+                if let Err(e) = variant_scene(&exp, v, &[]) {
+                    panic!("{}/{}: {e}", exp.name, v.name);
+                }
+            }
+        }
+    }
+}

@@ -135,7 +135,7 @@ enum Command {
     /// Run one of the paper's experiments in all its variants, print a
     /// comparison table and write DIR/experiment.json (names: ablation-friction,
     /// ablation-plastic, twist-flatten, cylinder-twist, tensile-press, container,
-    /// recovery, specimen).
+    /// recovery, unroll, specimen).
     Experiment {
         name: String,
         /// Output folder (default: out/<experiment>); each variant's run
