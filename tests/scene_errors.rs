@@ -289,6 +289,9 @@ fn bad_strain_limits() {
 fn a_bad_roll_is_named() {
     let e = error_of(&base(), &["cloth.roll={\"radius\": -0.004}"]);
     assert!(e.contains("cloth.roll.radius") && e.contains("positive radius"), "{e}");
+    // The base grid's 5 cm quads cannot follow a 4 mm roll.
+    let e = error_of(&base(), &["cloth.roll={\"radius\": 0.004}"]);
+    assert!(e.contains("cloth.roll.radius") && e.contains("too coarse"), "{e}");
     let e = error_of(&base(), &["cloth.roll={\"radius\": 0.004, \"flat\": 0.2}"]);
     assert!(e.contains("cloth.roll.flat") && e.contains("[0, 0.1)"), "{e}");
     let mut v = base();

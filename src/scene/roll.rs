@@ -37,6 +37,8 @@ use std::f64::consts::PI;
 const RAMP: usize = 32;
 /// Updates over the hold.
 const HOLD: usize = 32;
+/// The largest bend the roll may give a hinge, rad.
+const MAX_BEND: f64 = 2.0;
 
 /// Checks `spec` against a grid of `width` along u, rolls the cloth's
 /// positions (a grid whose u axis is `axis_u` from `origin`, normal
@@ -87,6 +89,21 @@ pub(super) fn apply(
         }
     }
     let x = cloth.mesh.positions.clone();
+    // A hinge bent near pi by the roll is too coarse to follow it (and its
+    // angle would wrap).
+    for (h, (hinge, rest)) in cloth.topology.hinges.iter().zip(&cloth.hinge_rest).enumerate() {
+        let bend = dihedral(hinge.v.map(|v| x[v as usize])) - rest.theta;
+        if bend.abs() > MAX_BEND {
+            return Err(err(
+                "radius",
+                format!(
+                    "bends hinge {h} by {:.2} rad, more than {MAX_BEND}: the mesh is too coarse for a {} m roll; use a larger radius or more quads along u",
+                    bend.abs(),
+                    spec.radius
+                ),
+            ));
+        }
+    }
     cloth.initial_channels = Some(preload(cloth, &x, spec.hold));
     Ok(())
 }
