@@ -298,5 +298,11 @@ mod tests {
         let m = preset("melo-cotton").unwrap();
         assert!((m.stretching.k11 - 50.0).abs() < 1e-12 && (m.bending - 5e-6).abs() < 1e-18);
         assert!(m.coupling > 0.0 && m.bending_models.friction == FrictionModel::None);
+        // Miguel's felt: their per-width fit on their strain, k_b = 3 k.
+        let f = preset("miguel-felt").unwrap();
+        assert_eq!(f.bending_strain, BendingStrain::Curvature);
+        assert_eq!(f.bending_models.friction, FrictionModel::Dahl);
+        assert!((f.bending - 3.0 * 145.3e-7).abs() < 1e-18, "{}", f.bending);
+        assert_eq!((f.bending_channel.dahl.a, f.bending_channel.dahl.tau), (5.12e-4, 29.9));
     }
 }
