@@ -4,7 +4,7 @@
 
 use crate::error::{Error, Result};
 use crate::mesh::{Topology, TriMesh};
-use crate::model::bending;
+use crate::model::bending::{self, BendingStrain};
 use crate::model::cosserat::{self, Coupling};
 use crate::model::material::Material;
 use crate::model::membrane::MembraneRest;
@@ -20,16 +20,18 @@ pub struct HingeRest {
     pub factor: f64,
     /// The edge's rest length `|e_rest|`.
     pub len: f64,
-    /// The bending channel's strain per radian and torque per unit channel
-    /// stress (`BendingStrain::scales`): `(1, s_e)` for the angle.
-    pub strain_scale: f64,
-    pub stress_weight: f64,
 }
 
 impl HingeRest {
-    /// A channel's plastic strain as an angle, rad.
-    pub fn plastic_angle(&self, eps_p: f64) -> f64 {
-        eps_p / self.strain_scale
+    /// The bending channel's strain per radian and torque per unit channel
+    /// stress on `strain` (`BendingStrain::scales`): `(1, s_e)` for the angle.
+    pub fn channel_scales(&self, strain: BendingStrain) -> (f64, f64) {
+        strain.scales(self.factor, self.len)
+    }
+
+    /// A channel's plastic strain on `strain` as an angle, rad.
+    pub fn plastic_angle(&self, strain: BendingStrain, eps_p: f64) -> f64 {
+        eps_p / self.channel_scales(strain).0
     }
 }
 
@@ -97,14 +99,10 @@ impl Cloth {
                 // The edge x0 -> x1 is some edge k of face A; take its rest length there.
                 let k = (0..3).find(|&k| mesh.faces[fa][k] == h.v[0]).unwrap_or(0);
                 let len = face_rest[fa].edge_len[k];
-                let factor = bending::stiffness_factor(len, face_rest[fa].area, face_rest[fb].area);
-                let (strain_scale, stress_weight) = material.bending_strain.scales(factor, len);
                 HingeRest {
                     theta: bending::dihedral(x),
-                    factor,
+                    factor: bending::stiffness_factor(len, face_rest[fa].area, face_rest[fb].area),
                     len,
-                    strain_scale,
-                    stress_weight,
                 }
             })
             .collect();

@@ -115,7 +115,7 @@ pub fn measure(cloth: &Cloth, x: &[DVec3], v: &[DVec3], ch: &Channels) -> Measur
             BendingModel::DiscreteShell => rest.factor,
             BendingModel::Bridson => bridson_factor(h.v.map(|i| x[i as usize])),
         };
-        let eps_p = rest.plastic_angle(c.plastic.eps_p);
+        let eps_p = rest.plastic_angle(m.bending_strain, c.plastic.eps_p);
         out.bending_energy += energy(m.bending_model, m.bending, factor, rest.theta, *d, eps_p);
         out.mean_abs_bend += d.abs();
         out.max_abs_bend = out.max_abs_bend.max(d.abs());
@@ -138,7 +138,7 @@ pub fn measure(cloth: &Cloth, x: &[DVec3], v: &[DVec3], ch: &Channels) -> Measur
     // Bending plastic strains as angles, whatever the channel's strain.
     let as_angles = ch.hinges.iter().zip(&cloth.hinge_rest).map(|(c, rest)| {
         let mut c = *c;
-        c.plastic.eps_p = rest.plastic_angle(c.plastic.eps_p);
+        c.plastic.eps_p = rest.plastic_angle(m.bending_strain, c.plastic.eps_p);
         c
     });
     let bending = Tally::of(as_angles, &m.bending_models);

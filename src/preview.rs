@@ -82,7 +82,10 @@ fn channel_values(cloth: &Cloth, channels: &Channels, slip: bool) -> Vec<f64> {
                 value[v] += state.friction.slip as u8 as f64;
                 count[v] += 1;
             } else {
-                value[v] = value[v].max(rest.plastic_angle(state.plastic.eps_p).abs());
+                value[v] = value[v].max(
+                    rest.plastic_angle(cloth.material.bending_strain, state.plastic.eps_p)
+                        .abs(),
+                );
             }
         }
     }

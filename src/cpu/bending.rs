@@ -81,17 +81,17 @@ pub fn bending(cloth: &Cloth, x: &[DVec3], v: &[DVec3], faces: &FaceStates, scal
             let rate: f64 = (0..4).map(|a| g[a].dot(v[idx[a] as usize])).sum();
             // The channel sees its own strain `c theta` (the angle, or
             // Miguel's `3 theta / h`) and pushes with `w` per unit stress.
-            let (cs, w) = (rest.strain_scale, rest.stress_weight);
+            let (cs, w) = rest.channel_scales(m.bending_strain);
             let c = m.bending_channel.update(
                 &m.bending_models,
                 state,
                 cs * strain,
                 cs * rate,
-                kb / m.bending_strain.stiffness_ratio(),
+                m.bending_channel_stiffness(),
                 scales.dt,
                 scales.material_dt,
             );
-            let eps_p = rest.plastic_angle(c.eps_p);
+            let eps_p = c.eps_p / cs;
             let factor = match m.bending_model {
                 BendingModel::DiscreteShell => rest.factor,
                 BendingModel::Bridson => bridson_factor(corners),

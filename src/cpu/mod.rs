@@ -489,11 +489,8 @@ mod tests {
             // The channel's spring acts on its own strain `c theta` with the
             // torque `w` per unit stress: energy `w / c k_f d^2 / 2`.
             let strain = dihedral(h.v.map(|v| x[v as usize])) - rest.theta;
-            let (cs, w) = (rest.strain_scale, rest.stress_weight);
-            let (el, d) = (
-                strain - rest.plastic_angle(c.plastic.eps_p),
-                cs * strain - c.friction.anchor,
-            );
+            let (cs, w) = rest.channel_scales(m.bending_strain);
+            let (el, d) = (strain - c.plastic.eps_p / cs, cs * strain - c.friction.anchor);
             e += 0.5 * (rest.factor * m.bending * el * el + w / cs * m.bending_channel.dwell.stiffness * d * d);
         }
         e

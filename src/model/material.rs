@@ -41,6 +41,12 @@ impl Material {
     pub fn in_plane_stiffness(&self) -> [f64; 3] {
         [self.stretching.k11, self.stretching.k22, self.stretching.k33]
     }
+
+    /// Elastic stiffness of the bending channel on its own strain:
+    /// `k_b / 3` on Miguel's (`BendingStrain::stiffness_ratio`).
+    pub fn bending_channel_stiffness(&self) -> f64 {
+        self.bending / self.bending_strain.stiffness_ratio()
+    }
 }
 
 /// The paper's tensile (in-plane) defaults, per (uu, vv, uv): friction

@@ -142,6 +142,7 @@ impl Spiral {
 pub fn preload(cloth: &Cloth, x: &[DVec3], hold: f64) -> Channels {
     let m = &cloth.material;
     let k = m.in_plane_stiffness();
+    let kc = m.bending_channel_stiffness();
     let hinges = cloth
         .topology
         .hinges
@@ -150,8 +151,7 @@ pub fn preload(cloth: &Cloth, x: &[DVec3], hold: f64) -> Channels {
         .map(|(h, rest)| {
             let theta = dihedral(h.v.map(|v| x[v as usize])) - rest.theta;
             let theta = (theta + PI).rem_euclid(2.0 * PI) - PI;
-            let target = rest.strain_scale * theta;
-            let kc = m.bending / m.bending_strain.stiffness_ratio();
+            let target = rest.channel_scales(m.bending_strain).0 * theta;
             let mut state = m.bending_channel.initial_state();
             drive(&mut state, target, hold, |s, strain, h| {
                 m.bending_channel.update(&m.bending_models, s, strain, 0.0, kc, 0.0, h);
