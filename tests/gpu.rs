@@ -26,17 +26,23 @@ fn checks(name: &str, extra: &[&str], steps: u64) -> Vec<StepCheck> {
     validate(s, steps, &mut |_| {}).unwrap()
 }
 
+/// Asserts every step of `checks` within the default tolerances.
+fn assert_within_defaults(label: &str, checks: &[StepCheck]) {
+    let tol = Tolerances::default();
+    for c in checks {
+        assert!(c.within(&tol), "{label}, step {}: {c:?} exceeds {tol:?}", c.step);
+    }
+}
+
 #[test]
 fn first_steps_match_the_cpu_within_the_default_tolerances() {
     if !common::have_gpu() {
         return;
     }
-    let tol = Tolerances::default();
     for name in ["twist", "ablation-friction", "ablation-plastic", "drape"] {
-        for c in checks(name, &[], 3) {
-            println!("{name} {c:?}");
-            assert!(c.within(&tol), "{name} step {}: {c:?} exceeds {tol:?}", c.step);
-        }
+        let c = checks(name, &[], 3);
+        println!("{name} {c:?}");
+        assert_within_defaults(name, &c);
     }
 }
 
@@ -47,13 +53,11 @@ fn bridson_bending_matches_the_cpu_within_the_default_tolerances() {
     if !common::have_gpu() {
         return;
     }
-    let tol = Tolerances::default();
     let material = "cloth.material={\"preset\": \"cotton\", \"bending_model\": \"bridson\", \"bending_damping\": 1e-5}";
     for name in ["twist", "drape"] {
-        for c in checks(name, &[material], 3) {
-            println!("{name} {c:?}");
-            assert!(c.within(&tol), "{name} step {}: {c:?} exceeds {tol:?}", c.step);
-        }
+        let c = checks(name, &[material], 3);
+        println!("{name} {c:?}");
+        assert_within_defaults(name, &c);
     }
 }
 
@@ -64,12 +68,9 @@ fn drag_and_wind_match_the_cpu_within_the_default_tolerances() {
     if !common::have_gpu() {
         return;
     }
-    let tol = Tolerances::default();
     let air = "air={\"drag\": 0.2, \"normal_drag\": 1.0, \"wind\": [0.5, 0, 3]}";
     let c = checks("hang", &[air], 20);
-    for c in &c {
-        assert!(c.within(&tol), "hang in wind, step {}: {c:?} exceeds {tol:?}", c.step);
-    }
+    assert_within_defaults("hang in wind", &c);
     println!("hang in wind, step 20: {:?}", c.last());
 }
 
@@ -83,7 +84,6 @@ fn the_mixed_integrator_matches_the_cpu_within_the_default_tolerances() {
     if !common::have_gpu() {
         return;
     }
-    let tol = Tolerances::default();
     let c = checks(
         "hang",
         &[
@@ -96,9 +96,7 @@ fn the_mixed_integrator_matches_the_cpu_within_the_default_tolerances() {
         ],
         20,
     );
-    for c in &c {
-        assert!(c.within(&tol), "mixed hang, step {}: {c:?} exceeds {tol:?}", c.step);
-    }
+    assert_within_defaults("mixed hang", &c);
     println!("mixed hang, step 20: {:?}", c.last());
 }
 
@@ -163,13 +161,11 @@ fn the_rolled_strip_matches_the_cpu_within_the_default_tolerances() {
     if !common::have_gpu() {
         return;
     }
-    let tol = Tolerances::default();
     let cotton = r#"cloth.material={"preset": "cotton", "bending_strain": "curvature"}"#;
     for material in ["cloth.material=miguel-felt", cotton] {
-        for c in checks("miguel-unroll", &["cloth.mesh.grid.resolution=[40, 2]", material], 5) {
-            println!("{material}: {c:?}");
-            assert!(c.within(&tol), "{material} step {}: {c:?} exceeds {tol:?}", c.step);
-        }
+        let c = checks("miguel-unroll", &["cloth.mesh.grid.resolution=[40, 2]", material], 5);
+        println!("{material}: {c:?}");
+        assert_within_defaults(material, &c);
     }
 }
 
@@ -224,10 +220,7 @@ fn a_draping_sheet_stays_with_the_cpu_over_100_steps() {
     // The issue's defaults, on every step: the split displacements keep the
     // strains of a sheet that has swung through large rotations to the f32
     // floor (measured: forces 9.3e-5, dv 3.5e-5, position 7e-8).
-    let tol = Tolerances::default();
-    for c in &c {
-        assert!(c.within(&tol), "drape step {}: {c:?} exceeds {tol:?}", c.step);
-    }
+    assert_within_defaults("drape", &c);
 }
 
 #[test]
