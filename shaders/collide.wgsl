@@ -1,9 +1,14 @@
 // Obstacle collisions per vertex (CPU twin: src/cpu/collide.rs; Bridson,
-// Marino & Fedkiw 2003 §5.2-5.3): `respond` forecasts each free vertex
+// Marino & Fedkiw 2003 §5.2-5.3, Baraff & Witkin 1998 §5). Before the solve,
+// `resting` makes each vertex on exactly one obstacle a unilateral
+// constraint of the solve (its normal in `rest_normal`, its dv's normal
+// component the obstacle's velocity); after it, `release` frees the ones
+// whose reaction pulls and keeps the others' impulse. `respond` forecasts each free vertex
 // against each enabled obstacle's signed-distance grid and corrects its
 // velocity (normal part lands it on the thickness contour; from inside the
 // band the approach is stopped and the rest is a position correction;
-// Coulomb friction on the tangential part); `settle`, after the position update, lifts a
+// Coulomb friction on the tangential part, with the solve's contact
+// impulse added to the normal one); `settle`, after the position update, lifts a
 // vertex still within the thickness of exactly one obstacle onto the
 // contour lift(phi) = t exp((phi - t)/t), which keeps wrinkles' shape.
 
@@ -25,6 +30,10 @@ struct ObstacleGpu {
 }
 
 const SETTLE_ITERATIONS: u32 = 3u;
+// Within this many thicknesses of an obstacle a vertex rests on it, unless it
+// moves away faster than SEPARATING thicknesses a step.
+const RESTING: f32 = 1.01;
+const SEPARATING: f32 = 1e-6;
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<uniform> obstacle_count: vec4<u32>;  // obstacles this step, -, -, -
@@ -36,6 +45,14 @@ const SETTLE_ITERATIONS: u32 = 3u;
 @group(0) @binding(7) var<storage, read> grids: array<SdfInfo>;
 @group(0) @binding(8) var<storage, read> obstacles: array<ObstacleGpu>;
 @group(0) @binding(9) var<storage, read_write> contact: array<vec2<f32>>;  // touched (0/1), min distance
+@group(0) @binding(10) var<storage, read_write> dv: array<vec4<f32>>;
+// A resting contact's outward normal (zero: none) and, after `release`, the
+// normal velocity change its constraint gave (pcg.wgsl filters with it).
+@group(0) @binding(11) var<storage, read_write> rest_normal: array<vec4<f32>>;
+@group(0) @binding(12) var<storage, read> q: array<vec4<f32>>;  // A dv, after the solve
+@group(0) @binding(13) var<storage, read> rhs: array<vec4<f32>>;
+@group(0) @binding(14) var<storage, read> mass: array<f32>;
+@group(0) @binding(15) var<storage, read_write> released: array<atomic<u32>>;  // contacts released, kept
 
 fn rotate(q: vec4<f32>, p: vec3<f32>) -> vec3<f32> {
     let t = 2.0 * cross(q.xyz, p);
@@ -110,6 +127,71 @@ fn lift(phi: f32, t: f32) -> f32 {
     return t * exp((phi - t) / t);
 }
 
+// The velocity of obstacle `o` at world point `p` over the step.
+fn obstacle_velocity(o: ObstacleGpu, p: vec3<f32>, h: f32) -> vec3<f32> {
+    let local = unrotate(o.start_rot, p - o.start_trans.xyz);
+    return (rotate(o.end_rot, local) + o.end_trans.xyz - p) / h;
+}
+
+// A free vertex within RESTING t of exactly one obstacle at the step's start,
+// and not separating from it, rests on it: its normal, and dv's normal
+// component set so that the vertex's normal velocity is the obstacle's.
+@compute @workgroup_size(WORKGROUP)
+fn resting(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = linear_index(id, groups);
+    if (i >= params.counts.x) {
+        return;
+    }
+    var normal = vec3<f32>(0.0);
+    if (is_free[i] != 0u) {
+        let p = rest[i].xyz + displacement(x[i]);
+        let h = params.step.x;
+        var inside = 0u;
+        var vn = 0.0;
+        var separating = false;
+        for (var k = 0u; k < obstacle_count.x; k++) {
+            let o = obstacles[k];
+            let s = probe(o, p, false);
+            if (s.w < RESTING * o.contact.y && any(s.xyz != vec3<f32>(0.0))) {
+                let v_obs = obstacle_velocity(o, p, h);
+                inside += 1u;
+                normal = s.xyz;
+                vn = dot(v_obs, normal);
+                separating = dot(v[i].xyz - v_obs, normal) > SEPARATING * o.contact.y / h;
+            }
+        }
+        if (inside == 1u && !separating) {
+            let d = dv[i].xyz;
+            dv[i] = vec4<f32>(d + normal * (vn - dot(normal, v[i].xyz + d)), 0.0);
+        } else {
+            normal = vec3<f32>(0.0);
+        }
+    }
+    rest_normal[i] = vec4<f32>(normal, 0.0);
+}
+
+// After a solve (q = A dv): a contact whose reaction n . (A dv - rhs) pulls
+// is released; the others keep reaction / mass. Both are counted.
+@compute @workgroup_size(WORKGROUP)
+fn release(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = linear_index(id, groups);
+    if (i >= params.counts.x) {
+        return;
+    }
+    let n = rest_normal[i].xyz;
+    if (all(n == vec3<f32>(0.0))) {
+        return;
+    }
+    let reaction = dot(n, q[i].xyz - rhs[i].xyz);
+    if (reaction < 0.0) {
+        rest_normal[i] = vec4<f32>(0.0);
+        atomicAdd(&released[0], 1u);
+    } else {
+        rest_normal[i] = vec4<f32>(n, reaction / mass[i]);
+        atomicAdd(&released[1], 1u);
+    }
+}
+
 @compute @workgroup_size(WORKGROUP)
 fn respond(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let i = linear_index(id, groups);
@@ -129,27 +211,34 @@ fn respond(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups
             if (all(n == vec3<f32>(0.0))) {
                 continue;
             }
-            let local = unrotate(o.start_rot, p - o.start_trans.xyz);
-            let v_obs = (rotate(o.end_rot, local) + o.end_trans.xyz - p) / h;
+            let v_obs = obstacle_velocity(o, p, h);
             let rel = vi - v_obs;
             let vn = dot(rel, n);
             // The normal velocity that lands the point on the contour.
             let target_vn = (o.contact.y - s.w) / h;
-            if (vn >= target_vn) {
+            // The normal velocity change the solve's resting contact gave.
+            var impulse = 0.0;
+            if (s.w < RESTING * o.contact.y) {
+                impulse = rest_normal[i].w;
+            }
+            if (vn >= target_vn && impulse == 0.0) {
                 continue;
             }
             // From outside: land on the contour; from inside: stop the
             // approach and move out by a position correction.
-            var vn_new = target_vn;
-            if (target_vn > 0.0) {
-                vn_new = max(vn, 0.0);
+            var vn_new = vn;
+            if (vn < target_vn) {
+                vn_new = target_vn;
+                if (target_vn > 0.0) {
+                    vn_new = max(vn, 0.0);
+                }
+                push += n * (h * (target_vn - vn_new));
             }
-            push += n * (h * (target_vn - vn_new));
             let tangent = rel - n * vn;
             let speed = length(tangent);
             var keep = 0.0;
             if (speed > 0.0) {
-                keep = max(1.0 - o.contact.x * (vn_new - vn) / speed, 0.0);
+                keep = max(1.0 - o.contact.x * (vn_new - vn + impulse) / speed, 0.0);
             }
             vi = v_obs + n * vn_new + tangent * keep;
             hit = 1.0;

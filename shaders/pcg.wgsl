@@ -1,6 +1,8 @@
 // The vector steps of the filtered block-Jacobi PCG (CPU twin:
 // src/cpu/pcg.rs; Baraff & Witkin 1998 §5.3): pinned vertices keep their
-// prescribed dv and are zeroed out of residuals and directions. Each kernel
+// prescribed dv and are zeroed out of residuals and directions; vertices
+// resting on an obstacle (collide.wgsl `resting`) keep dv's normal
+// component and are filtered with I - n n^T. Each kernel
 // leaves per-workgroup partial sums that reduce.wgsl adds in a fixed order.
 // Once `scalars.done` is set the kernels change nothing, so a batch of
 // recorded iterations stops exactly where the CPU loop would.
@@ -16,20 +18,51 @@
 @group(0) @binding(8) var<storage, read> q: array<vec4<f32>>;
 @group(0) @binding(9) var<storage, read_write> scalars: Scalars;
 @group(0) @binding(10) var<storage, read_write> partial: array<vec2<f32>>;
+@group(0) @binding(11) var<storage, read> rest_normal: array<vec4<f32>>;  // collide.wgsl
 
-// p = the guess with its free part zero (for the reference residual).
+// The filter S_v a: zero on pinned vertices, the tangential part on resting
+// ones (`Filter::project`).
+fn project(v: u32, a: vec3<f32>) -> vec3<f32> {
+    if (is_free[v] == 0u) {
+        return vec3<f32>(0.0);
+    }
+    let n = rest_normal[v].xyz;
+    return a - n * dot(n, a);
+}
+
+// p = the guess's prescribed part (I - S) dv (for the reference residual).
 @compute @workgroup_size(WORKGROUP)
 fn pinned_guess(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let v = linear_index(id, groups);
     if (v >= params.counts.x) {
         return;
     }
-    p[v] = select(dv[v], vec4<f32>(0.0), is_free[v] != 0u);
+    let d = dv[v].xyz;
+    p[v] = vec4<f32>(d - project(v, d), 0.0);
 }
 
-// Stores the residual r_v and z_v = P r_v; returns (r . r, r . z) of vertex v.
+// The reference residual's partial sums: |rhs - q|^2 on the unpinned rows,
+// a resting contact's normal part included (`pcg::solve`: a cloth coming to
+// rest on an obstacle keeps a scale there).
+@compute @workgroup_size(WORKGROUP)
+fn reference_residual(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) local: u32,
+                      @builtin(workgroup_id) group: vec3<u32>) {
+    let v = linear_index(id, groups);
+    var sums = vec2<f32>(0.0);
+    if (v < params.counts.x && is_free[v] != 0u) {
+        let ri = rhs[v].xyz - q[v].xyz;
+        sums = vec2<f32>(dot(ri, ri), 0.0);
+    }
+    let total = workgroup_sum(local, sums);
+    let g = group_index(group, groups);
+    if (local == 0u && g < arrayLength(&partial)) {
+        partial[g] = total;
+    }
+}
+
+// Stores the residual r_v and z_v = S P r_v; returns (r . r, r . z) of vertex v.
 fn store_residual(v: u32, ri: vec3<f32>) -> vec2<f32> {
-    let zi = inv_diag[v] * ri;
+    let zi = project(v, inv_diag[v] * ri);
     r[v] = vec4<f32>(ri, 0.0);
     z[v] = vec4<f32>(zi, 0.0);
     return vec2<f32>(dot(ri, ri), dot(ri, zi));
@@ -42,7 +75,7 @@ fn residual(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroup
     let v = linear_index(id, groups);
     var sums = vec2<f32>(0.0);
     if (v < params.counts.x) {
-        sums = store_residual(v, select(vec3<f32>(0.0), rhs[v].xyz - q[v].xyz, is_free[v] != 0u));
+        sums = store_residual(v, project(v, rhs[v].xyz - q[v].xyz));
     }
     let total = workgroup_sum(local, sums);
     let g = group_index(group, groups);
@@ -51,7 +84,8 @@ fn residual(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroup
     }
 }
 
-// dv += alpha p, r -= alpha q, z = P r; partial sums of (r . r, r . z).
+// dv += alpha p, r -= alpha S q, z = S P r; partial sums of (r . r, r . z).
+// (p lies in S's range, so the product's p . q equals p . S q.)
 @compute @workgroup_size(WORKGROUP)
 fn update(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) local: u32,
           @builtin(workgroup_id) group: vec3<u32>) {
@@ -61,7 +95,7 @@ fn update(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups)
     if (v < params.counts.x && running) {
         let alpha = scalars.alpha;
         dv[v] = vec4<f32>(dv[v].xyz + p[v].xyz * alpha, 0.0);
-        sums = store_residual(v, r[v].xyz - q[v].xyz * alpha);
+        sums = store_residual(v, r[v].xyz - project(v, q[v].xyz) * alpha);
     }
     let total = workgroup_sum(local, sums);
     let g = group_index(group, groups);
@@ -90,12 +124,14 @@ fn first_direction(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_wo
     p[v] = z[v];
 }
 
-// With a zero reference residual the solution is dv = 0 on free vertices.
+// With a zero reference residual the solution is the prescribed part
+// (I - S) dv alone.
 @compute @workgroup_size(WORKGROUP)
 fn zero_free(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let v = linear_index(id, groups);
-    if (v >= params.counts.x || scalars.zero == 0u || is_free[v] == 0u) {
+    if (v >= params.counts.x || scalars.zero == 0u) {
         return;
     }
-    dv[v] = vec4<f32>(0.0);
+    let d = dv[v].xyz;
+    dv[v] = vec4<f32>(d - project(v, d), 0.0);
 }

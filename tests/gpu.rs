@@ -440,6 +440,68 @@ fn contact_response_matches_the_cpu_from_identical_states() {
     }
 }
 
+/// The pressed specimen a while after its flap is let go: part of the cloth
+/// rests on the table through the solve (Baraff & Witkin's filter), and
+/// around the crease contacts are released as it lifts. One step from
+/// the same state on both backends, and the first steps of the specimen
+/// (lying on the table while the handle starts the fold) through
+/// `crease validate`.
+#[test]
+fn resting_contacts_match_the_cpu() {
+    use crease::backend::StepInput;
+    use crease::collide::{ObstacleStep, Pose};
+    if !common::have_gpu() {
+        return;
+    }
+    let exp = crease::experiment::find("specimen").unwrap();
+    let v = exp.variants.iter().find(|v| v.name == "cotton-extreme-short").unwrap();
+    let scene = crease::experiment::variant_scene(&exp, v, &sets(&["solver.tolerance=1e-8"])).unwrap();
+    let (_, before) = scene.phases.split_last().unwrap();
+    let rest = before.iter().map(|p| p.steps).sum::<u64>() as f64 * scene.dt;
+    let (x, v, ch) = cpu_state_at(&scene, rest + 0.25);
+    let table = scene.obstacles.iter().find(|o| o.name == "table").unwrap();
+    let grids = vec![Arc::clone(&table.grid)];
+    let input = StepInput {
+        grids: &grids,
+        obstacles: &[ObstacleStep {
+            grid: 0,
+            start: Pose::default(),
+            end: Pose::default(),
+            friction: table.friction,
+            thickness: table.thickness,
+        }],
+        ..StepInput::unconstrained(&scene)
+    };
+    let Both {
+        rc, rg, dx, dv, speed, ..
+    } = step_both(&scene, &x, &v, &ch, &input);
+    let diagonal = scene.cloth.diagonal();
+    println!(
+        "specimen at rest: resting cpu {} gpu {}, contacts cpu {} gpu {}, position {:.1e} of the diagonal, \
+         velocity {:.1e} of the fastest ({speed:.2e} m/s)",
+        rc.contact.resting,
+        rg.contact.resting,
+        rc.contact.contacts,
+        rg.contact.contacts,
+        dx / diagonal,
+        dv / speed
+    );
+    let n = x.len();
+    assert!(rc.contact.resting >= 20, "{} of {n} rest", rc.contact.resting);
+    assert_eq!(rc.contact.resting, rg.contact.resting, "resting contacts differ");
+    assert!(dx / diagonal < 1e-6, "positions differ by {dx} m");
+    assert!(dv / speed < 1e-3, "velocities differ by {dv} m/s (fastest {speed})");
+
+    let checks = checks("specimen", &["solver.tolerance=1e-8"], 20);
+    let tol = Tolerances {
+        dv: 1e-3,
+        ..Tolerances::default()
+    };
+    for c in &checks {
+        assert!(c.within(&tol), "specimen, step {}: {c:?} exceeds {tol:?}", c.step);
+    }
+}
+
 #[test]
 fn self_collision_matches_the_cpu_from_identical_states() {
     use crease::backend::StepInput;

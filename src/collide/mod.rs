@@ -82,6 +82,9 @@ pub struct ContactReport {
     /// Deepest point under any enabled obstacle's surface after the step, m
     /// (0 when none is inside).
     pub penetration: f64,
+    /// Vertices held by a resting contact through the step's solve (not
+    /// released).
+    pub resting: usize,
 }
 
 /// The wrinkle-preserving post-process map of §5.3: distances below the

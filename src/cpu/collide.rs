@@ -32,6 +32,20 @@ use std::sync::Arc;
 /// shaders/collide.wgsl).
 const SETTLE_ITERATIONS: usize = 3;
 
+/// A vertex within this many thicknesses of an obstacle rests on it (the
+/// same in shaders/collide.wgsl): `settle` leaves points on the contour,
+/// and rounding must not drop them from the next step's contacts.
+const RESTING: f64 = 1.01;
+
+/// A vertex moving away from an obstacle faster than this many thicknesses
+/// a step is separating (the same in shaders/collide.wgsl): far above the
+/// rounding a held contact's normal velocity keeps, far below any motion.
+const SEPARATING: f64 = 1e-6;
+
+/// Solves of a step with resting contacts: after each, contacts that pull
+/// are released and the system is solved again (the same on the GPU).
+pub const CONTACT_ROUNDS: usize = 4;
+
 fn normal_at(grid: &SdfGrid, o: &ObstacleStep, world: DVec3, end: bool) -> (f64, DVec3) {
     let pose = if end { &o.end } else { &o.start };
     let (phi, g) = grid.sample(pose.to_local(world));
@@ -40,6 +54,7 @@ fn normal_at(grid: &SdfGrid, o: &ObstacleStep, world: DVec3, end: bool) -> (f64,
 
 /// §5.2: forecasts each free vertex against each obstacle and corrects its
 /// velocity; sets `touched[i]` where it did.
+#[allow(clippy::too_many_arguments)]
 pub fn respond(
     grids: &[Arc<SdfGrid>],
     obstacles: &[ObstacleStep],
@@ -47,6 +62,7 @@ pub fn respond(
     x: &mut [DVec3],
     v: &mut [DVec3],
     free: &[bool],
+    held: &[f64],
     touched: &mut [bool],
 ) {
     x.par_iter_mut()
@@ -70,18 +86,28 @@ pub fn respond(
                 let vn = rel.dot(n);
                 // The normal velocity that lands the point on the contour.
                 let target = (o.thickness - phi) / h;
-                if vn >= target {
+                // The normal velocity change the solve's resting contact gave.
+                let impulse = if phi < RESTING * o.thickness { held[i] } else { 0.0 };
+                if vn >= target && impulse == 0.0 {
                     continue;
                 }
                 // Approaching from outside: slow to land on the contour. Already
                 // inside: stop the approach and move out by a position
                 // correction (a launch speed would stay in the cloth).
-                let vn_new = if target > 0.0 { vn.max(0.0) } else { target };
-                push += n * (h * (target - vn_new));
+                let vn_new = if vn >= target {
+                    vn
+                } else if target > 0.0 {
+                    vn.max(0.0)
+                } else {
+                    target
+                };
+                if vn < target {
+                    push += n * (h * (target - vn_new));
+                }
                 let tangent = rel - n * vn;
                 let speed = tangent.length();
                 let keep = if speed > 0.0 {
-                    (1.0 - o.friction * (vn_new - vn) / speed).max(0.0)
+                    (1.0 - o.friction * (vn_new - vn + impulse) / speed).max(0.0)
                 } else {
                     0.0
                 };
@@ -92,8 +118,81 @@ pub fn respond(
         });
 }
 
+/// Resting contacts, held inside the solve as unilateral constraints
+/// (Baraff & Witkin 1998 §5): each free vertex within the thickness of
+/// exactly one obstacle at the step's start (on the contour counts: the
+/// post-process leaves points at `t`), and not moving away from it (a
+/// vertex a contact was released from goes on lifting without one) gets
+/// that obstacle's outward normal in
+/// `normals` (zero: none), and its `dv` the normal component that makes its
+/// normal velocity the obstacle's there: it neither sinks in nor is pushed
+/// out by the solve, and moves freely along the surface.
+#[allow(clippy::too_many_arguments)]
+pub fn resting(
+    grids: &[Arc<SdfGrid>],
+    obstacles: &[ObstacleStep],
+    h: f64,
+    x: &[DVec3],
+    v: &[DVec3],
+    free: &[bool],
+    normals: &mut [DVec3],
+    dv: &mut [DVec3],
+) {
+    normals
+        .par_iter_mut()
+        .zip(dv.par_iter_mut())
+        .enumerate()
+        .for_each(|(i, (normal, dvi))| {
+            *normal = DVec3::ZERO;
+            if !free[i] {
+                return;
+            }
+            let xi = x[i];
+            let mut inside = obstacles.iter().filter_map(|o| {
+                let (phi, n) = normal_at(&grids[o.grid], o, xi, false);
+                (phi < RESTING * o.thickness && n != DVec3::ZERO).then(|| {
+                    let v_obs = (o.end.to_world(o.start.to_local(xi)) - xi) / h;
+                    let separating = (v[i] - v_obs).dot(n) > SEPARATING * o.thickness / h;
+                    (n, v_obs.dot(n), separating)
+                })
+            });
+            if let (Some((n, vn, false)), None) = (inside.next(), inside.next()) {
+                *normal = n;
+                *dvi += n * (vn - n.dot(v[i] + *dvi));
+            }
+        });
+}
+
+/// After a solve with resting contacts: the reaction of each contact is
+/// `n . (A dv - b)`, the normal impulse the constraint supplied. A contact
+/// whose reaction pulls the cloth in is released (its normal zeroed) for
+/// the next solve; the others leave their normal velocity change
+/// (reaction / mass) in `held`, the impulse of the response's Coulomb
+/// friction. Returns how many were released and how many are kept.
+pub fn release(normals: &mut [DVec3], held: &mut [f64], a_dv: &[DVec3], rhs: &[DVec3], mass: &[f64]) -> (usize, usize) {
+    normals
+        .par_iter_mut()
+        .zip(held.par_iter_mut())
+        .enumerate()
+        .map(|(i, (n, held))| {
+            *held = 0.0;
+            if *n == DVec3::ZERO {
+                return (0, 0);
+            }
+            let reaction = n.dot(a_dv[i] - rhs[i]);
+            if reaction < 0.0 {
+                *n = DVec3::ZERO;
+                return (1, 0);
+            }
+            *held = reaction / mass[i];
+            (0, 1)
+        })
+        .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+}
+
 /// §5.3: lifts free vertices within the thickness of exactly one obstacle
-/// onto `lift(phi)`; returns the step's contact figures (counting `touched`).
+/// onto `lift(phi)`; returns the step's contact figures (counting `touched`;
+/// the resting contacts are the solve's).
 pub fn settle(
     grids: &[Arc<SdfGrid>],
     obstacles: &[ObstacleStep],
@@ -131,6 +230,7 @@ pub fn settle(
     ContactReport {
         contacts: touched.iter().filter(|t| **t).count(),
         penetration: deepest.iter().fold(0.0f64, |m, &d| m.max(-d)),
+        resting: 0,
     }
 }
 
@@ -198,7 +298,16 @@ mod tests {
         let mut x = vec![DVec3::new(0.0, 0.001, 0.0), DVec3::new(0.05, 0.01, 0.0)];
         let mut v = vec![DVec3::new(0.1, -0.2, 0.0), DVec3::new(0.0, -3.0, 0.0)];
         let (free, mut touched) = (vec![true; 2], vec![false; 2]);
-        respond(&grids, &[still(0, t)], h, &mut x, &mut v, &free, &mut touched);
+        respond(
+            &grids,
+            &[still(0, t)],
+            h,
+            &mut x,
+            &mut v,
+            &free,
+            &[0.0; 2],
+            &mut touched,
+        );
         assert!(v[0].y.abs() < 1e-12, "no launch speed is left: {}", v[0]);
         assert!((x[0].y + h * v[0].y - t).abs() < 1e-9, "lands on the contour: {}", x[0]);
         // Friction acts on the stopped approach only (0.2 m/s): 0.1 - 0.3 x 0.2 = 0.04.
@@ -211,6 +320,76 @@ mod tests {
             v[1]
         );
         assert_eq!(touched, vec![true, true]);
+    }
+
+    #[test]
+    fn vertices_on_one_obstacle_rest_on_it_with_its_normal_velocity() {
+        let (t, h) = (0.004, 0.002);
+        let grids = vec![floor(DVec3::Y, 0.0), floor(-DVec3::Y, -0.0045)];
+        // The floor rises 1 mm over the step: 0.5 m/s.
+        let rising = ObstacleStep {
+            end: Pose {
+                trans: DVec3::new(0.0, 0.001, 0.0),
+                ..Pose::default()
+            },
+            ..still(0, t)
+        };
+        let x = [
+            DVec3::new(0.0, t, 0.0),         // on the contour, sliding: rests
+            DVec3::new(0.01, 1.02 * t, 0.0), // above the band
+            DVec3::new(0.02, 0.5 * t, 0.0),  // inside, moving away
+            DVec3::new(0.03, 0.5 * t, 0.0),  // inside, but pinned
+        ];
+        let v = [
+            DVec3::new(0.1, -0.2, 0.0),
+            DVec3::ZERO,
+            DVec3::new(0.0, 0.6, 0.0),
+            DVec3::ZERO,
+        ];
+        let free = [true, true, true, false];
+        let mut normals = [DVec3::ONE; 4];
+        let mut dv = [DVec3::new(0.01, 0.02, 0.03); 4];
+        resting(&grids, &[rising], h, &x, &v, &free, &mut normals, &mut dv);
+        assert!((normals[0] - DVec3::Y).length() < 1e-12, "{}", normals[0]);
+        assert_eq!(normals[1..], [DVec3::ZERO; 3]);
+        // The resting vertex moves up with the floor; its tangential dv is kept.
+        assert!((v[0].y + dv[0].y - 0.5).abs() < 1e-9, "{}", dv[0]);
+        assert!(
+            (dv[0].x - 0.01).abs() < 1e-12 && (dv[0].z - 0.03).abs() < 1e-12,
+            "{}",
+            dv[0]
+        );
+        assert!(dv[1..].iter().all(|d| *d == DVec3::new(0.01, 0.02, 0.03)));
+        // Within the thickness of two obstacles (a ceiling 4.5 mm up): none.
+        let still_two = [still(0, t), still(1, t)];
+        resting(
+            &grids,
+            &still_two,
+            h,
+            &x[..1],
+            &v[..1],
+            &free[..1],
+            &mut normals[..1],
+            &mut dv[..1],
+        );
+        assert_eq!(normals[0], DVec3::ZERO);
+    }
+
+    #[test]
+    fn a_contact_that_pulls_is_released_and_one_that_pushes_keeps_its_impulse() {
+        let mut normals = [DVec3::Y, DVec3::Y, DVec3::ZERO];
+        let mut held = [9.0; 3];
+        // Reactions A dv - b: 0.2 N s out of the floor, 0.1 N s into it.
+        let a_dv = [DVec3::new(1.0, 0.3, 0.0), DVec3::new(0.0, 0.0, 0.0), DVec3::ONE];
+        let rhs = [DVec3::new(1.0, 0.1, 5.0), DVec3::new(0.0, 0.1, 0.0), DVec3::ZERO];
+        let mass = [0.5, 0.5, 0.5];
+        let counts = release(&mut normals, &mut held, &a_dv, &rhs, &mass);
+        assert_eq!(counts, (1, 1));
+        assert_eq!(normals, [DVec3::Y, DVec3::ZERO, DVec3::ZERO]);
+        assert!(
+            (held[0] - 0.4).abs() < 1e-12 && held[1] == 0.0 && held[2] == 0.0,
+            "{held:?}"
+        );
     }
 
     #[test]

@@ -27,12 +27,14 @@ mod reduce;
 mod repulsion;
 mod strain_limit;
 
+pub use collide::CONTACT_ROUNDS;
 pub use repulsion::CORRECTION_ITERATIONS;
 
 pub use membrane::membrane_energy;
 
 use crate::backend::{Backend, BackendState, StepInput, StepReport};
 use crate::cloth::Cloth;
+use crate::collide::ContactReport;
 use crate::collide::proximity::{self, Proximity};
 use crate::error::{Error, Result};
 use crate::measure::Channels;
@@ -99,6 +101,14 @@ pub struct CpuBackend {
     work: Vec<DVec3>,
     free: Vec<bool>,
     touched: Vec<bool>,
+    /// Each vertex's resting contact in the last solve: the obstacle's
+    /// normal (zero: none), and the normal velocity change the solve's
+    /// constraint gave it (the response's friction impulse).
+    rest_normal: Vec<DVec3>,
+    held: Vec<f64>,
+    /// How many resting contacts the last solve kept (the step's report
+    /// takes it after the first solve).
+    resting: usize,
     /// The mixed scheme's explicit half step `v_tilde`, and the velocities
     /// before the constraints changed them.
     v_tilde: Vec<DVec3>,
@@ -140,6 +150,9 @@ impl CpuBackend {
             work: vec![DVec3::ZERO; n],
             free: vec![true; n],
             touched: vec![false; n],
+            rest_normal: vec![DVec3::ZERO; n],
+            held: vec![0.0; n],
+            resting: 0,
             v_tilde: vec![DVec3::ZERO; n],
             v_before: vec![DVec3::ZERO; n],
             stick: vec![0.0; n],
@@ -192,8 +205,9 @@ impl CpuBackend {
     /// One step (`Backend::step`), inside the backend's pool.
     ///
     /// Backward Euler: one solve `(M + S) dv = h f - S v` at the step's
-    /// start, then the velocity constraints (strain limiting, obstacles,
-    /// self-collision) and `x += h v`.
+    /// start, with the vertices resting on obstacles as constraints (solved
+    /// again when some pull), then the velocity constraints (strain
+    /// limiting, obstacles, self-collision) and `x += h v`.
     ///
     /// Bridson et al. 2003 §3's mixed scheme (`Integrator::BridsonMixed`,
     /// its recommended variable-step variant): elastic forces explicit,
@@ -275,6 +289,7 @@ impl CpuBackend {
             &mut self.x,
             &mut self.v,
             &self.free,
+            &self.held,
             &mut self.touched,
         );
         if let Some(r) = &repulsion {
@@ -284,7 +299,10 @@ impl CpuBackend {
             integrate::carry(&self.v, &self.v_before, &self.free, &mut self.v_tilde);
         }
         integrate::advance_position(&mut self.x, &self.v, h);
-        let contact = collide::settle(input.grids, input.obstacles, &mut self.x, &self.free, &mut self.touched);
+        let contact = ContactReport {
+            resting: self.resting,
+            ..collide::settle(input.grids, input.obstacles, &mut self.x, &self.free, &mut self.touched)
+        };
         let collide_ms = t2.elapsed().as_secs_f64() * 1e3 + proximity_ms;
 
         let mut solves = [solve, Default::default()];
@@ -351,8 +369,10 @@ impl CpuBackend {
     }
 
     /// Solves `(M + S) dv = k f - S v` for `dv` (k = `scales.dt`), with
-    /// the pinned vertices' `dv` landing them on their targets (`to_targets`)
-    /// or zero; leaves the right-hand side in `rhs` and `A dv` in `work`.
+    /// the pinned vertices' `dv` landing them on their targets and the
+    /// resting contacts held (`to_targets`; the mixed scheme's second solve
+    /// holds the pinned vertices still and has no contacts); leaves the
+    /// right-hand side in `rhs` and `A dv` in `work`.
     fn solve(
         &mut self,
         input: &StepInput,
@@ -383,18 +403,55 @@ impl CpuBackend {
             &mut self.dv,
             &mut self.free,
         );
-        let solve = pcg::solve(
-            &op,
-            &mut self.scratch,
-            &mut self.vectors,
-            &self.inv_diag,
-            &self.free,
-            &self.rhs,
-            &mut self.dv,
-            input.solver.tolerance,
-            input.solver.max_iterations,
-        )?;
-        op.apply(&mut self.scratch, &self.dv, &mut self.work);
+        // Resting contacts: their normal velocity relative to the obstacle
+        // is held inside the solve; a contact whose reaction pulls is
+        // released and the system solved again (Baraff & Witkin 1998 §5).
+        self.rest_normal.fill(DVec3::ZERO);
+        if to_targets {
+            collide::resting(
+                input.grids,
+                input.obstacles,
+                input.dt,
+                &self.x,
+                &self.v,
+                &self.free,
+                &mut self.rest_normal,
+                &mut self.dv,
+            );
+        }
+        let mut solve = pcg::Solve::default();
+        self.resting = 0;
+        for _ in 0..CONTACT_ROUNDS {
+            let filter = pcg::Filter {
+                free: &self.free,
+                normals: &self.rest_normal,
+            };
+            let s = pcg::solve(
+                &op,
+                &mut self.scratch,
+                &mut self.vectors,
+                &self.inv_diag,
+                &filter,
+                &self.rhs,
+                &mut self.dv,
+                input.solver.tolerance,
+                input.solver.max_iterations,
+            )?;
+            solve.iterations += s.iterations;
+            solve.residual = s.residual;
+            op.apply(&mut self.scratch, &self.dv, &mut self.work);
+            let (released, held) = collide::release(
+                &mut self.rest_normal,
+                &mut self.held,
+                &self.work,
+                &self.rhs,
+                &cloth.mass,
+            );
+            self.resting = held;
+            if released == 0 {
+                break;
+            }
+        }
         Ok(solve)
     }
 }

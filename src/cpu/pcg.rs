@@ -1,8 +1,10 @@
 //! Preconditioned conjugate gradients with the constraint filter of Baraff &
 //! Witkin 1998 (§5.3): pinned vertices keep their prescribed values in the
-//! initial guess and are zeroed out of every residual and search direction,
-//! so the solve runs on the free vertices only. Preconditioner: the inverse
-//! 3x3 diagonal blocks (block Jacobi).
+//! initial guess and are zeroed out of every residual and search direction;
+//! vertices resting on an obstacle keep their prescribed normal component
+//! and are filtered with `I - n n^T`, so they move only along the surface.
+//! The solve runs on the unconstrained subspace only. Preconditioner: the
+//! inverse 3x3 diagonal blocks (block Jacobi), filtered the same way.
 
 use super::hessian::{Operator, Scratch};
 use super::reduce::{CHUNK, dot};
@@ -15,7 +17,8 @@ use rayon::prelude::*;
 pub struct Solve {
     pub iterations: usize,
     /// `|r| / |r_ref|`, where `r_ref` is the residual with the free part of the
-    /// guess set to zero: the stopping test does not depend on the warm start.
+    /// guess set to zero (on the unpinned rows, before the contacts' filter):
+    /// the stopping test does not depend on the warm start.
     pub residual: f64,
 }
 
@@ -30,23 +33,43 @@ pub struct Vectors {
 
 const MIN_LEN: usize = 1024;
 
-fn filter(free: &[bool], v: &mut [DVec3]) {
-    v.par_iter_mut().with_min_len(MIN_LEN).zip(free).for_each(|(x, &f)| {
-        if !f {
-            *x = DVec3::ZERO;
-        }
-    });
+/// Baraff & Witkin's filter `S` (their §5.3, eq. 12): pinned vertices are
+/// fully constrained (`S_i = 0`), vertices resting on an obstacle
+/// (`normals[i]` not zero) in their normal direction only
+/// (`S_i = I - n n^T`), the rest not at all.
+pub struct Filter<'a> {
+    pub free: &'a [bool],
+    pub normals: &'a [DVec3],
 }
 
-/// Solves `A x = b` on the free vertices; `x` holds the initial guess on
-/// entry (prescribed values on pinned vertices) and the solution on exit.
+impl Filter<'_> {
+    /// `S_i v`.
+    pub fn project(&self, i: usize, v: DVec3) -> DVec3 {
+        if !self.free[i] {
+            return DVec3::ZERO;
+        }
+        let n = self.normals[i];
+        v - n * n.dot(v)
+    }
+
+    fn apply(&self, v: &mut [DVec3]) {
+        v.par_iter_mut()
+            .with_min_len(MIN_LEN)
+            .enumerate()
+            .for_each(|(i, x)| *x = self.project(i, *x));
+    }
+}
+
+/// Solves `S (A x - b) = 0` with `(I - S) x` prescribed; `x` holds the
+/// initial guess on entry (with the prescribed values) and the solution on
+/// exit.
 #[allow(clippy::too_many_arguments)]
 pub fn solve(
     op: &Operator,
     scratch: &mut Scratch,
     work: &mut Vectors,
     inv_diag: &[DMat3],
-    free: &[bool],
+    filter: &Filter,
     b: &[DVec3],
     x: &mut [DVec3],
     tolerance: f64,
@@ -57,22 +80,25 @@ pub fn solve(
         v.resize(n, DVec3::ZERO);
     }
     let Vectors { r, z, p, q } = work;
-    // Reference residual: guess with only the prescribed (pinned) values.
+    // Reference residual: the guess with only its prescribed part, (I - S) x,
+    // its norm over the unpinned rows whole. A resting contact's normal row
+    // stays in: a cloth lying on an obstacle rests its weight there, so the
+    // filtered residual of a cloth coming to rest vanishes while the forces
+    // it balances do not, and the tolerance stays relative to them (in f32,
+    // relative to nothing it could not be met).
     p.par_iter_mut().with_min_len(MIN_LEN).enumerate().for_each(|(i, pi)| {
-        *pi = if free[i] { DVec3::ZERO } else { x[i] };
+        *pi = x[i] - filter.project(i, x[i]);
     });
     op.apply(scratch, p, q);
     r.par_iter_mut().with_min_len(MIN_LEN).enumerate().for_each(|(i, ri)| {
-        *ri = b[i] - q[i];
+        *ri = if filter.free[i] { b[i] - q[i] } else { DVec3::ZERO };
     });
-    filter(free, r);
     let r_ref = dot(r, r).sqrt();
     if r_ref == 0.0 {
-        x.par_iter_mut().with_min_len(MIN_LEN).zip(free).for_each(|(xi, &f)| {
-            if f {
-                *xi = DVec3::ZERO;
-            }
-        });
+        x.par_iter_mut()
+            .with_min_len(MIN_LEN)
+            .enumerate()
+            .for_each(|(i, xi)| *xi -= filter.project(i, *xi));
         return Ok(Solve {
             iterations: 0,
             residual: 0.0,
@@ -83,7 +109,7 @@ pub fn solve(
     r.par_iter_mut().with_min_len(MIN_LEN).enumerate().for_each(|(i, ri)| {
         *ri = b[i] - q[i];
     });
-    filter(free, r);
+    filter.apply(r);
     let mut rr = dot(r, r);
     if !rr.is_finite() {
         return Err(Error::Step(
@@ -91,13 +117,13 @@ pub fn solve(
         ));
     }
     z.par_iter_mut().with_min_len(MIN_LEN).enumerate().for_each(|(i, zi)| {
-        *zi = inv_diag[i] * r[i];
+        *zi = filter.project(i, inv_diag[i] * r[i]);
     });
     p.copy_from_slice(z);
     let mut rz = dot(r, z);
     let mut iterations = 0;
     while rr.sqrt() > tolerance * r_ref && iterations < max_iterations {
-        let pq = op.apply_filtered(scratch, p, q, Some(free));
+        let pq = op.apply_filtered(scratch, p, q, Some(filter.free));
         if !(pq > 0.0 && pq.is_finite()) {
             return Err(Error::Step(format!(
                 "conjugate gradients broke down at iteration {iterations} (p.Ap = {pq}): the system is not positive definite or the state blew up; reduce dt"
@@ -117,8 +143,9 @@ pub fn solve(
                 for k in 0..xs.len() {
                     let i = base + k;
                     xs[k] += p[i] * alpha;
-                    rs[k] -= q[i] * alpha;
-                    zs[k] = inv_diag[i] * rs[k];
+                    // p lies in S's range, so p.q above equals p.(S q).
+                    rs[k] -= filter.project(i, q[i]) * alpha;
+                    zs[k] = filter.project(i, inv_diag[i] * rs[k]);
                     rr += rs[k].dot(rs[k]);
                     rz += rs[k].dot(zs[k]);
                 }
@@ -151,8 +178,9 @@ mod tests {
     use crate::model::material::preset;
     use crate::model::testing::Rng;
 
-    /// Random SPD block systems from a deformed sheet; PCG reaches the
-    /// tolerance and the answer satisfies the system.
+    /// Random SPD block systems from a deformed sheet, with pinned and
+    /// resting vertices; PCG reaches the tolerance and the answer satisfies
+    /// the filtered system with its prescribed parts kept.
     #[test]
     fn solves_random_spd_block_systems_to_tolerance() {
         let mut rng = Rng(99);
@@ -185,17 +213,32 @@ mod tests {
             crate::cpu::gather::inverse_diagonal(&cloth, &faces, &hinges, None, None, &mut inv);
             let b: Vec<DVec3> = (0..n).map(|_| rng.vec3(1e-3)).collect();
             let free: Vec<bool> = (0..n).map(|i| i % 17 != 0).collect();
-            let mut sol: Vec<DVec3> = (0..n)
-                .map(|i| if free[i] { DVec3::ZERO } else { rng.vec3(1e-3) })
+            // Every seventh vertex rests on a surface of random normal, with
+            // a prescribed normal velocity.
+            let normals: Vec<DVec3> = (0..n)
+                .map(|i| match free[i] && i % 7 == 3 {
+                    true => rng.vec3(1.0).normalize(),
+                    false => DVec3::ZERO,
+                })
                 .collect();
-            let pinned_values: Vec<DVec3> = sol.clone();
+            let filter = Filter {
+                free: &free,
+                normals: &normals,
+            };
+            let mut sol: Vec<DVec3> = (0..n)
+                .map(|i| match free[i] {
+                    true => normals[i] * rng.vec3(1e-3).x + rng.vec3(1e-3),
+                    false => rng.vec3(1e-3),
+                })
+                .collect();
+            let prescribed: Vec<DVec3> = (0..n).map(|i| sol[i] - filter.project(i, sol[i])).collect();
             let mut scratch = Scratch::new(&cloth);
             let s = solve(
                 &op,
                 &mut scratch,
                 &mut Vectors::default(),
                 &inv,
-                &free,
+                &filter,
                 &b,
                 &mut sol,
                 1e-8,
@@ -203,17 +246,27 @@ mod tests {
             )
             .unwrap();
             assert!(s.residual <= 1e-8 && s.iterations > 0, "trial {trial}: {s:?}");
-            // Check the free rows of A x = b independently, and pinned values kept.
+            // Check the filtered rows S (b - A x) independently, and the
+            // prescribed parts kept: pinned values exactly, resting normal
+            // components to rounding.
             let mut ax = vec![DVec3::ZERO; n];
             op.apply(&mut scratch, &sol, &mut ax);
             let bn: f64 = b.iter().map(|v| v.length_squared()).sum::<f64>().sqrt();
             let rn: f64 = (0..n)
-                .filter(|&i| free[i])
-                .map(|i| (b[i] - ax[i]).length_squared())
+                .map(|i| filter.project(i, b[i] - ax[i]).length_squared())
                 .sum::<f64>()
                 .sqrt();
-            assert!(rn < 1e-6 * bn, "trial {trial}: |b - Ax| = {rn}, |b| = {bn}");
-            assert!((0..n).filter(|&i| !free[i]).all(|i| sol[i] == pinned_values[i]));
+            assert!(rn < 1e-6 * bn, "trial {trial}: |S (b - Ax)| = {rn}, |b| = {bn}");
+            for i in (0..n).filter(|&i| normals[i] != DVec3::ZERO) {
+                let (got, want) = (normals[i].dot(sol[i]), normals[i].dot(prescribed[i]));
+                assert!(
+                    (got - want).abs() < 1e-12,
+                    "trial {trial}, vertex {i}: {got} against {want}"
+                );
+            }
+            let resting = normals.iter().filter(|n| **n != DVec3::ZERO).count();
+            assert!(resting > n / 10, "trial {trial}: {resting} resting vertices");
+            assert!((0..n).filter(|&i| !free[i]).all(|i| sol[i] == prescribed[i]));
         }
     }
 }

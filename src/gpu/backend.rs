@@ -12,8 +12,8 @@ use crate::backend::{Backend, BackendState, StepInput, StepReport};
 use crate::cloth::Cloth;
 use crate::collide::proximity::{self, Proximity};
 use crate::collide::{ContactReport, SdfGrid};
-use crate::cpu::CORRECTION_ITERATIONS;
 use crate::cpu::Scales;
+use crate::cpu::{CONTACT_ROUNDS, CORRECTION_ITERATIONS};
 use crate::error::{Error, Result};
 use crate::measure::Channels;
 use crate::model::air::Air;
@@ -87,6 +87,7 @@ struct Kernels {
     gather_plain: Kernel,
     gather_pcg: Kernel,
     pinned_guess: Kernel,
+    reference_residual: Kernel,
     residual: Kernel,
     update: Kernel,
     direction: Kernel,
@@ -104,6 +105,8 @@ struct Collide {
     /// The grids uploaded (compared by pointer with each step's).
     grids: Vec<Arc<SdfGrid>>,
     obstacles: wgpu::Buffer,
+    resting: Kernel,
+    release: Kernel,
     respond: Kernel,
     settle: Kernel,
     bytes: u64,
@@ -153,6 +156,7 @@ pub struct GpuBackend {
     v: wgpu::Buffer,
     dv: wgpu::Buffer,
     force: wgpu::Buffer,
+    rhs: wgpu::Buffer,
     stress: wgpu::Buffer,
     hinge_lin_a: wgpu::Buffer,
     hinge_lin_b: wgpu::Buffer,
@@ -166,6 +170,10 @@ pub struct GpuBackend {
     kernels: Kernels,
     rest: wgpu::Buffer,
     contact: wgpu::Buffer,
+    /// Resting contacts: normal and impulse (collide.wgsl), and the count
+    /// a `release` frees.
+    rest_normal: wgpu::Buffer,
+    released: wgpu::Buffer,
     obstacle_count: wgpu::Buffer,
     collide: Option<Collide>,
     mass: wgpu::Buffer,
@@ -318,6 +326,8 @@ impl GpuBackend {
         let rest_positions: Vec<[f32; 4]> = cloth.mesh.positions.iter().map(|&p| vec4(p)).collect();
         let rest = b("rest", &rest_positions)?;
         let contact = zeroed::<[f32; 2]>(&ctx, "contact", n)?;
+        let rest_normal = zeroed::<[f32; 4]>(&ctx, "rest_normal", n)?;
+        let released = zeroed::<u32>(&ctx, "released", 2)?;
         let obstacle_count = uniform(&ctx, "obstacle_count", &[0u32; 4]);
         let zeros = vec![[0.0f32; 4]; n];
         let (v, dv, force, rhs, reaction) = (
@@ -446,6 +456,7 @@ impl GpuBackend {
             ("q", &q),
             ("scalars", &scalars),
             ("partial", &partial),
+            ("rest_normal", &rest_normal),
         ];
         let reduce_buffers = [("partial", &partial), ("scalars", &scalars), ("count", &count)];
         let integrate_buffers = [
@@ -541,6 +552,7 @@ impl GpuBackend {
             gather_plain: kernel(&hessian, "gather_product", n, &hessian_buffers(&mode_plain))?,
             gather_pcg: kernel(&hessian, "gather_product", n, &hessian_buffers(&mode_pcg))?,
             pinned_guess: kernel(&pcg, "pinned_guess", n, &pcg_buffers)?,
+            reference_residual: kernel(&pcg, "reference_residual", n, &pcg_buffers)?,
             residual: kernel(&pcg, "residual", n, &pcg_buffers)?,
             update: kernel(&pcg, "update", n, &pcg_buffers)?,
             direction: kernel(&pcg, "direction", n, &pcg_buffers)?,
@@ -605,6 +617,8 @@ impl GpuBackend {
             &staging,
             &rest,
             &contact,
+            &rest_normal,
+            &released,
         ]
         .iter()
         .map(|b| b.size())
@@ -620,6 +634,7 @@ impl GpuBackend {
             v,
             dv,
             force,
+            rhs,
             stress,
             hinge_lin_a,
             hinge_lin_b,
@@ -633,6 +648,8 @@ impl GpuBackend {
             kernels,
             rest,
             contact,
+            rest_normal,
+            released,
             obstacle_count,
             collide: None,
             mass: mass_buf,
@@ -768,11 +785,19 @@ impl GpuBackend {
             ("grids", &infos),
             ("obstacles", &obstacles),
             ("contact", &self.contact),
+            ("dv", &self.dv),
+            ("rest_normal", &self.rest_normal),
+            ("q", &self.q),
+            ("rhs", &self.rhs),
+            ("mass", &self.mass),
+            ("released", &self.released),
         ];
         let n = self.cloth.vertex_count();
         let kernel = |entry: &str| Kernel::new(ctx, &module, entry, n, self.row, &buffers);
         self.collide = Some(Collide {
             grids: grids.to_vec(),
+            resting: kernel("resting")?,
+            release: kernel("release")?,
             respond: kernel("respond")?,
             settle: kernel("settle")?,
             bytes: sdf.size() + infos.size() + obstacles.size(),
@@ -1052,31 +1077,6 @@ impl GpuBackend {
             q.write_buffer(&self.stick, 0, bytemuck::cast_slice(&stick));
         }
 
-        let rep = self.repulsion.as_ref().filter(|_| !prox.pairs.is_empty());
-        let t0 = Instant::now();
-        self.evaluate(input, &scales, rep, true)?;
-        let mut forces_ms = t0.elapsed().as_secs_f64() * 1e3;
-
-        let t1 = Instant::now();
-        let k = &self.kernels;
-        let limiter = self.limiter.as_ref().zip(input.strain_limit.as_ref());
-        let bytes = (n * 16) as u64;
-        let (s, mut dispatches) = self.solve(input, rep, |pass| {
-            k.reactions.record(pass);
-            if mixed {
-                k.explicit_half.record(pass);
-            }
-            k.advance_velocity.record(pass);
-        })?;
-        // The evaluation (4, and 2 for self-collision) and the finish's
-        // kernels (the constraints and the position update are counted below).
-        let evaluation = 4 + if rep.is_some() { 2 } else { 0 };
-        dispatches += evaluation + 2 + u64::from(mixed);
-        let all = self.read_vec3(&self.reaction)?;
-        let reactions = input.pinned.iter().map(|&i| all[i as usize]).collect();
-        let mut solve_ms = t1.elapsed().as_secs_f64() * 1e3;
-
-        let t2 = Instant::now();
         let collide = self.collide.as_ref().filter(|_| !obstacles.is_empty());
         if let Some(c) = collide {
             let q = &self.ctx.queue;
@@ -1087,6 +1087,54 @@ impl GpuBackend {
                 bytemuck::cast_slice(&[obstacles.len() as u32, 0, 0, 0]),
             );
         }
+
+        let rep = self.repulsion.as_ref().filter(|_| !prox.pairs.is_empty());
+        let t0 = Instant::now();
+        self.evaluate(input, &scales, rep, collide, true)?;
+        let mut forces_ms = t0.elapsed().as_secs_f64() * 1e3;
+
+        let t1 = Instant::now();
+        let k = &self.kernels;
+        let limiter = self.limiter.as_ref().zip(input.strain_limit.as_ref());
+        let bytes = (n * 16) as u64;
+        let (mut s, mut dispatches) = self.solve(input, rep)?;
+        let mut resting = 0;
+        // Resting contacts whose reaction pulls are released and the system
+        // solved again (the CPU twin's loop in `CpuBackend::solve`).
+        if let Some(c) = collide {
+            for round in 1..=CONTACT_ROUNDS {
+                dispatches += 1;
+                let [released, kept] = self.release(c)?;
+                resting = kept as usize;
+                if released == 0 || round == CONTACT_ROUNDS {
+                    break;
+                }
+                let (again, more) = self.solve(input, rep)?;
+                s = Scalars {
+                    iterations: s.iterations + again.iterations,
+                    ..again
+                };
+                dispatches += more;
+            }
+        }
+        self.submit("finish", |e| {
+            let mut pass = Self::pass(e, "reactions and velocity update");
+            k.reactions.record(&mut pass);
+            if mixed {
+                k.explicit_half.record(&mut pass);
+            }
+            k.advance_velocity.record(&mut pass);
+        })?;
+        // The evaluation (4, 2 for self-collision, 1 for resting contacts)
+        // and the finish's kernels (the constraints and the position update
+        // are counted below).
+        let evaluation = 4 + if rep.is_some() { 2 } else { 0 };
+        dispatches += evaluation + u64::from(collide.is_some()) + 2 + u64::from(mixed);
+        let all = self.read_vec3(&self.reaction)?;
+        let reactions = input.pinned.iter().map(|&i| all[i as usize]).collect();
+        let mut solve_ms = t1.elapsed().as_secs_f64() * 1e3;
+
+        let t2 = Instant::now();
         self.submit("collide and position update", |e| {
             e.copy_buffer_to_buffer(&self.v, 0, &self.v_before, 0, bytes);
             let mut pass = Self::pass(e, "collide and position update");
@@ -1128,6 +1176,7 @@ impl GpuBackend {
                 ContactReport {
                     contacts: c.iter().filter(|c| c[0] != 0.0).count(),
                     penetration: c.iter().fold(0.0f64, |m, c| m.max(-c[1] as f64)),
+                    resting,
                 }
             }
             None => ContactReport::default(),
@@ -1142,10 +1191,13 @@ impl GpuBackend {
                 e.copy_buffer_to_buffer(&self.v_tilde, 0, &self.v, 0, bytes)
             })?;
             let end = Scales::mixed(input.dt, input.material_dt, self.cloth.damping);
-            self.evaluate(input, &end, rep, false)?;
+            self.evaluate(input, &end, rep, None, false)?;
             forces_ms += t3.elapsed().as_secs_f64() * 1e3;
             let t4 = Instant::now();
-            let (s, more) = self.solve(input, rep, |pass| k.advance_velocity.record(pass))?;
+            let (s, more) = self.solve(input, rep)?;
+            self.submit("finish", |e| {
+                k.advance_velocity.record(&mut Self::pass(e, "velocity update"))
+            })?;
             solves.push(s);
             dispatches += more + evaluation + 1;
             solve_ms += t4.elapsed().as_secs_f64() * 1e3;
@@ -1177,8 +1229,16 @@ impl GpuBackend {
     /// Uploads the step factors and records the element kernels and the
     /// gather at the current state (the channels advance by
     /// `scales.material_dt`), then the pinned vertices' dv: onto their
-    /// targets, or (`to_targets` false) held at zero.
-    fn evaluate(&self, input: &StepInput, scales: &Scales, rep: Option<&Repulsion>, to_targets: bool) -> Result<()> {
+    /// targets, or (`to_targets` false) held at zero; then the resting
+    /// contacts on `collide`'s obstacles (none without).
+    fn evaluate(
+        &self,
+        input: &StepInput,
+        scales: &Scales,
+        rep: Option<&Repulsion>,
+        collide: Option<&Collide>,
+        to_targets: bool,
+    ) -> Result<()> {
         let sticking = !input.sticks.is_empty();
         let params = Params::new(&self.cloth, input.dt, scales, input.gravity, &input.air, sticking);
         self.ctx
@@ -1186,6 +1246,9 @@ impl GpuBackend {
             .write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
         let k = &self.kernels;
         self.submit("forces", |e| {
+            if collide.is_none() {
+                e.clear_buffer(&self.rest_normal, 0, None);
+            }
             let mut pass = Self::pass(e, "element kernels and gather");
             for kernel in [&k.membrane, &k.bending, &k.gather] {
                 kernel.record(&mut pass);
@@ -1195,6 +1258,9 @@ impl GpuBackend {
                 r.precondition.record(&mut pass);
             }
             [&k.hold_pinned, &k.constrain][usize::from(to_targets)].record(&mut pass);
+            if let Some(c) = collide {
+                c.resting.record(&mut pass);
+            }
         })?;
         self.ctx
             .device
@@ -1204,15 +1270,10 @@ impl GpuBackend {
     }
 
     /// Solves `(M + S) dv = k f - S v` on the device from the warm start in
-    /// `dv`, then records `finish` after the reactions' product `A dv` (in
-    /// `q`); returns the PCG's scalars and the dispatches recorded, less
-    /// `finish`'s.
-    fn solve(
-        &self,
-        input: &StepInput,
-        rep: Option<&Repulsion>,
-        finish: impl FnOnce(&mut wgpu::ComputePass<'_>),
-    ) -> Result<(Scalars, u64)> {
+    /// `dv`, filtered by the pinned vertices and the resting contacts, and
+    /// leaves `A dv` in `q` (for the reactions); returns the PCG's scalars
+    /// and the dispatches recorded.
+    fn solve(&self, input: &StepInput, rep: Option<&Repulsion>) -> Result<(Scalars, u64)> {
         let n = self.cloth.vertex_count();
         let init = Scalars {
             tol2: (input.solver.tolerance * input.solver.tolerance) as f32,
@@ -1238,10 +1299,10 @@ impl GpuBackend {
                 let mut pass = Self::pass(e, "right-hand side");
                 product(&mut pass, RHS);
                 k.right_hand_side.record(&mut pass);
-                // Reference residual: the guess with its free part zero.
+                // Reference residual: the guess with only its prescribed part.
                 k.pinned_guess.record(&mut pass);
                 product(&mut pass, PLAIN);
-                k.residual.record(&mut pass);
+                k.reference_residual.record(&mut pass);
                 k.reduce_reference.record(&mut pass);
             }
             // Residual of the warm-started guess.
@@ -1253,8 +1314,8 @@ impl GpuBackend {
             k.first_direction.record(&mut pass);
         })?;
         let mut s: Scalars = self.read(&self.scalars, 1)?[0];
-        // start 10 + 6, 7 per recorded iteration, and the finish's 4 before
-        // `finish`; self-collision adds 2 per product.
+        // start 10 + 6, 7 per recorded iteration, and the finish's 4;
+        // self-collision adds 2 per product.
         let per_product = if rep.is_some() { 2 } else { 0 };
         let mut dispatches = 20 + 4 * per_product;
         let batch = input.solver.readback_interval.max(1);
@@ -1279,16 +1340,25 @@ impl GpuBackend {
                 s.iterations, s.pq
             )));
         }
-        self.submit("finish", |e| {
-            let mut pass = Self::pass(e, "reactions");
+        self.submit("solution product", |e| {
+            let mut pass = Self::pass(e, "prescribed solution");
             k.zero_free.record(&mut pass);
             drop(pass);
             e.copy_buffer_to_buffer(&self.dv, 0, &self.p, 0, bytes);
-            let mut pass = Self::pass(e, "reactions and velocity update");
-            product(&mut pass, PLAIN);
-            finish(&mut pass);
+            product(&mut Self::pass(e, "A dv"), PLAIN);
         })?;
         Ok((s, dispatches))
+    }
+
+    /// Releases the resting contacts whose reaction pulls (collide.wgsl
+    /// `release`, after a solve); returns how many it released and kept.
+    fn release(&self, c: &Collide) -> Result<[u32; 2]> {
+        self.submit("release contacts", |e| {
+            e.clear_buffer(&self.released, 0, None);
+            c.release.record(&mut Self::pass(e, "release contacts"));
+        })?;
+        let counts = self.read::<u32>(&self.released, 2)?;
+        Ok([counts[0], counts[1]])
     }
 }
 
