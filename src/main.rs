@@ -829,11 +829,15 @@ fn print_scene(s: &Scene) {
         println!("  {}", s.description);
     }
     println!(
-        "  dt {} s, gravity {:?}, solver tolerance {} max {} iterations",
+        "  dt {} s, gravity {:?}, solver tolerance {} max {} iterations, {}",
         s.dt,
         s.gravity.to_array(),
         s.solver.tolerance,
-        s.solver.max_iterations
+        s.solver.max_iterations,
+        match s.solver.contact_solves {
+            0 => "no resting contacts".to_string(),
+            n => format!("resting contacts (up to {n} solves a step)"),
+        }
     );
     println!(
         "  mesh {}: {} vertices, {} faces, {} hinges, {} boundary edges",

@@ -90,6 +90,21 @@ fn zero_and_negative_time_step() {
 }
 
 #[test]
+fn bad_solver_settings() {
+    let e = error_of(&base(), &["solver.tolerance=2"]);
+    assert!(e.contains("solver.tolerance") && e.contains("(0, 1)"), "{e}");
+    let e = error_of(&base(), &["solver.contact_solves=1"]);
+    assert!(
+        e.contains("solver.contact_solves") && e.contains("0 (no resting contacts) or at least 2"),
+        "{e}"
+    );
+    for ok in ["0", "2"] {
+        let sets = [format!("solver.contact_solves={ok}")];
+        scene::parse("test.json", "test", &base().to_string(), Path::new("."), &sets).unwrap();
+    }
+}
+
+#[test]
 fn nan_parameter() {
     // JSON has no NaN: from the command line it arrives as a string.
     let e = error_of(&base(), &["cloth.material={\"preset\": \"cotton\", \"bending\": NaN}"]);

@@ -42,10 +42,6 @@ const RESTING: f64 = 1.01;
 /// rounding a held contact's normal velocity keeps, far below any motion.
 const SEPARATING: f64 = 1e-6;
 
-/// Solves of a step with resting contacts: after each, contacts that pull
-/// are released and the system is solved again (the same on the GPU).
-pub const CONTACT_ROUNDS: usize = 4;
-
 fn normal_at(grid: &SdfGrid, o: &ObstacleStep, world: DVec3, end: bool) -> (f64, DVec3) {
     let pose = if end { &o.end } else { &o.start };
     let (phi, g) = grid.sample(pose.to_local(world));

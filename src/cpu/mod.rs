@@ -27,7 +27,6 @@ mod reduce;
 mod repulsion;
 mod strain_limit;
 
-pub use collide::CONTACT_ROUNDS;
 pub use repulsion::CORRECTION_ITERATIONS;
 
 pub use membrane::membrane_energy;
@@ -407,7 +406,8 @@ impl CpuBackend {
         // is held inside the solve; a contact whose reaction pulls is
         // released and the system solved again (Baraff & Witkin 1998 §5).
         self.rest_normal.fill(DVec3::ZERO);
-        if to_targets {
+        let solves = input.solver.contact_solves;
+        if to_targets && solves > 0 {
             collide::resting(
                 input.grids,
                 input.obstacles,
@@ -421,7 +421,7 @@ impl CpuBackend {
         }
         let mut solve = pcg::Solve::default();
         self.resting = 0;
-        for _ in 0..CONTACT_ROUNDS {
+        for _ in 0..solves.max(1) {
             let filter = pcg::Filter {
                 free: &self.free,
                 normals: &self.rest_normal,

@@ -12,8 +12,8 @@ use crate::backend::{Backend, BackendState, StepInput, StepReport};
 use crate::cloth::Cloth;
 use crate::collide::proximity::{self, Proximity};
 use crate::collide::{ContactReport, SdfGrid};
+use crate::cpu::CORRECTION_ITERATIONS;
 use crate::cpu::Scales;
-use crate::cpu::{CONTACT_ROUNDS, CORRECTION_ITERATIONS};
 use crate::error::{Error, Result};
 use crate::measure::Channels;
 use crate::model::air::Air;
@@ -1090,7 +1090,8 @@ impl GpuBackend {
 
         let rep = self.repulsion.as_ref().filter(|_| !prox.pairs.is_empty());
         let t0 = Instant::now();
-        self.evaluate(input, &scales, rep, collide, true)?;
+        let resting = collide.filter(|_| input.solver.contact_solves > 0);
+        self.evaluate(input, &scales, rep, resting, true)?;
         let mut forces_ms = t0.elapsed().as_secs_f64() * 1e3;
 
         let t1 = Instant::now();
@@ -1098,15 +1099,16 @@ impl GpuBackend {
         let limiter = self.limiter.as_ref().zip(input.strain_limit.as_ref());
         let bytes = (n * 16) as u64;
         let (mut s, mut dispatches) = self.solve(input, rep)?;
-        let mut resting = 0;
+        let mut held = 0;
         // Resting contacts whose reaction pulls are released and the system
         // solved again (the CPU twin's loop in `CpuBackend::solve`).
-        if let Some(c) = collide {
-            for round in 1..=CONTACT_ROUNDS {
+        if let Some(c) = resting {
+            let solves = input.solver.contact_solves;
+            for round in 1..=solves {
                 dispatches += 1;
                 let [released, kept] = self.release(c)?;
-                resting = kept as usize;
-                if released == 0 || round == CONTACT_ROUNDS {
+                held = kept as usize;
+                if released == 0 || round == solves {
                     break;
                 }
                 let (again, more) = self.solve(input, rep)?;
@@ -1129,7 +1131,7 @@ impl GpuBackend {
         // and the finish's kernels (the constraints and the position update
         // are counted below).
         let evaluation = 4 + if rep.is_some() { 2 } else { 0 };
-        dispatches += evaluation + u64::from(collide.is_some()) + 2 + u64::from(mixed);
+        dispatches += evaluation + u64::from(resting.is_some()) + 2 + u64::from(mixed);
         let all = self.read_vec3(&self.reaction)?;
         let reactions = input.pinned.iter().map(|&i| all[i as usize]).collect();
         let mut solve_ms = t1.elapsed().as_secs_f64() * 1e3;
@@ -1176,7 +1178,7 @@ impl GpuBackend {
                 ContactReport {
                     contacts: c.iter().filter(|c| c[0] != 0.0).count(),
                     penetration: c.iter().fold(0.0f64, |m, c| m.max(-c[1] as f64)),
-                    resting,
+                    resting: held,
                 }
             }
             None => ContactReport::default(),

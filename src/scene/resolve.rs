@@ -128,6 +128,14 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
     if f.solver.max_iterations == 0 {
         return Err(err("solver.max_iterations", "must be at least 1".into()));
     }
+    if f.solver.contact_solves == 1 {
+        return Err(err(
+            "solver.contact_solves",
+            "must be 0 (no resting contacts) or at least 2: with a single solve a contact that pulls could never \
+             be released, and the cloth would stay glued to the obstacle"
+                .into(),
+        ));
+    }
     positive("output.frame_interval", f.output.frame_interval, " of seconds")?;
     let sc = f.self_collision;
     positive("self_collision.thickness", sc.thickness, " of metres")?;

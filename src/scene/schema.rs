@@ -64,6 +64,15 @@ pub struct SolverSettings {
     /// residual (the CPU checks every iteration).
     #[serde(default = "default_readback_interval")]
     pub readback_interval: usize,
+    /// Solves per step with resting contacts: after each, the contacts that
+    /// pull are released and the system solved again. 0: no resting
+    /// contacts (obstacles act only after the solve).
+    #[serde(default = "default_contact_solves")]
+    pub contact_solves: usize,
+}
+
+fn default_contact_solves() -> usize {
+    4
 }
 
 fn default_readback_interval() -> usize {
@@ -83,6 +92,7 @@ impl Default for SolverSettings {
             tolerance: default_tolerance(),
             max_iterations: default_max_iterations(),
             readback_interval: default_readback_interval(),
+            contact_solves: default_contact_solves(),
         }
     }
 }
