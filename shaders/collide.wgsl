@@ -1,16 +1,17 @@
 // Obstacle collisions per vertex (CPU twin: src/cpu/collide.rs; Bridson,
-// Marino & Fedkiw 2003 §5.2-5.3, Baraff & Witkin 1998 §5). Before the solve,
-// `resting` makes each vertex on exactly one obstacle a unilateral
+// Marino & Fedkiw 2003 §5.2-5.3, Baraff & Witkin 1998 §5). Before the
+// solve, `resting` makes each vertex on exactly one obstacle a unilateral
 // constraint of the solve (its normal in `rest_normal`, its dv's normal
 // component the obstacle's velocity); after it, `release` frees the ones
-// whose reaction pulls and keeps the others' impulse. `respond` forecasts each free vertex
-// against each enabled obstacle's signed-distance grid and corrects its
-// velocity (normal part lands it on the thickness contour; from inside the
-// band the approach is stopped and the rest is a position correction;
-// Coulomb friction on the tangential part, with the solve's contact
-// impulse added to the normal one); `settle`, after the position update, lifts a
-// vertex still within the thickness of exactly one obstacle onto the
-// contour lift(phi) = t exp((phi - t)/t), which keeps wrinkles' shape.
+// whose reaction pulls and keeps the others' impulse. `respond` forecasts
+// each free vertex against each enabled obstacle's signed-distance grid and
+// corrects its velocity (normal part lands it on the thickness contour;
+// from inside the band the approach is stopped and the rest is a position
+// correction; Coulomb friction on the tangential part, with the solve's
+// contact impulse added to the normal one); `settle`, after the position
+// update, lifts a vertex still within the thickness of exactly one obstacle
+// onto the contour lift(phi) = t exp((phi - t)/t), which keeps wrinkles'
+// shape.
 
 // One grid's placement in `sdf` (layout.rs `SdfInfo`).
 struct SdfInfo {

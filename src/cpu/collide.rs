@@ -1,6 +1,12 @@
 //! Obstacle collisions, per vertex (GPU twin: shaders/collide.wgsl), after
-//! Bridson, Marino & Fedkiw 2003:
+//! Baraff & Witkin 1998 and Bridson, Marino & Fedkiw 2003:
 //!
+//! - `resting` and `release` (Baraff & Witkin §5, in the solve): a vertex
+//!   lying on an obstacle is a constraint of the implicit solve in the
+//!   normal direction only, so the solve sees the obstacle's reaction (a
+//!   cloth on a table can lift part of itself by its own bending moment);
+//!   after each solve the contacts that pull are released and the system
+//!   solved again, and the others' reactions are kept as friction impulses.
 //! - `respond` (§5.2, interface forecasting): with the obstacle's distance
 //!   `phi`, outward normal `N` and velocity `v_o` at a cloth point, the
 //!   point is forecast to reach `phi + dt (v - v_o).N` after the step. If
@@ -12,8 +18,9 @@
 //!   every step; there the approach is stopped (relative normal velocity
 //!   `max(v_N, 0)`) and the rest is a position correction along `N`. The
 //!   relative tangential velocity is scaled by `max(0, 1 - mu dv_N/|v_T|)`
-//!   (Coulomb friction with the normal velocity change `dv_N` as impulse:
-//!   static when that reaches `|v_T|`, kinetic otherwise).
+//!   (Coulomb friction with the normal velocity change `dv_N`, plus a
+//!   resting contact's from the solve, as impulse: static when that reaches
+//!   `|v_T|`, kinetic otherwise).
 //! - `settle` (§5.3, wrinkle-preserving post-process): a point still closer
 //!   than `t` after the position update is moved along `N` to the contour
 //!   `lift(phi)`, a monotone map of `(-inf, t]` into `(0, t]`

@@ -33,7 +33,7 @@ pub struct Vectors {
 
 const MIN_LEN: usize = 1024;
 
-/// Baraff & Witkin's filter `S` (their §5.3, eq. 12): pinned vertices are
+/// Baraff & Witkin's filter `S` (their §5.3): pinned vertices are
 /// fully constrained (`S_i = 0`), vertices resting on an obstacle
 /// (`normals[i]` not zero) in their normal direction only
 /// (`S_i = I - n n^T`), the rest not at all.
