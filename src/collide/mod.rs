@@ -74,6 +74,14 @@ pub struct ObstacleStep {
     pub thickness: f64,
 }
 
+impl ObstacleStep {
+    /// The obstacle's velocity over a step of `h` seconds at world point
+    /// `x` (collide.wgsl `obstacle_velocity`).
+    pub fn velocity_at(&self, x: DVec3, h: f64) -> DVec3 {
+        (self.end.to_world(self.start.to_local(x)) - x) / h
+    }
+}
+
 /// What the collision kernels found in a step (either backend).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ContactReport {

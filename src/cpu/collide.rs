@@ -84,7 +84,7 @@ pub fn respond(
                 if n == DVec3::ZERO {
                     continue;
                 }
-                let v_obs = (o.end.to_world(o.start.to_local(*xi)) - *xi) / h;
+                let v_obs = o.velocity_at(*xi, h);
                 let rel = *vi - v_obs;
                 let vn = rel.dot(n);
                 // The normal velocity that lands the point on the contour.
@@ -154,7 +154,7 @@ pub fn resting(
             let mut inside = obstacles.iter().filter_map(|o| {
                 let (phi, n) = normal_at(&grids[o.grid], o, xi, false);
                 (phi < RESTING * o.thickness && n != DVec3::ZERO).then(|| {
-                    let v_obs = (o.end.to_world(o.start.to_local(xi)) - xi) / h;
+                    let v_obs = o.velocity_at(xi, h);
                     let separating = (v[i] - v_obs).dot(n) > SEPARATING * o.thickness / h;
                     (n, v_obs.dot(n), separating)
                 })

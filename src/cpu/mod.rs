@@ -105,9 +105,6 @@ pub struct CpuBackend {
     /// constraint gave it (the response's friction impulse).
     rest_normal: Vec<DVec3>,
     held: Vec<f64>,
-    /// How many resting contacts the last solve kept (the step's report
-    /// takes it after the first solve).
-    resting: usize,
     /// The mixed scheme's explicit half step `v_tilde`, and the velocities
     /// before the constraints changed them.
     v_tilde: Vec<DVec3>,
@@ -151,7 +148,6 @@ impl CpuBackend {
             touched: vec![false; n],
             rest_normal: vec![DVec3::ZERO; n],
             held: vec![0.0; n],
-            resting: 0,
             v_tilde: vec![DVec3::ZERO; n],
             v_before: vec![DVec3::ZERO; n],
             stick: vec![0.0; n],
@@ -264,7 +260,7 @@ impl CpuBackend {
         let mut forces_ms = t0.elapsed().as_secs_f64() * 1e3 - proximity_ms;
 
         let t1 = Instant::now();
-        let solve = self.solve(input, &scales, repulsion.as_ref(), true)?;
+        let (solve, resting) = self.solve(input, &scales, repulsion.as_ref(), true)?;
         // Reactions: the handle supplies (A dv - b)/k to each pinned vertex
         // (k the solve's force factor); the cloth pulls on the handle with
         // the opposite.
@@ -299,7 +295,7 @@ impl CpuBackend {
         }
         integrate::advance_position(&mut self.x, &self.v, h);
         let contact = ContactReport {
-            resting: self.resting,
+            resting,
             ..collide::settle(input.grids, input.obstacles, &mut self.x, &self.free, &mut self.touched)
         };
         let collide_ms = t2.elapsed().as_secs_f64() * 1e3 + proximity_ms;
@@ -312,7 +308,7 @@ impl CpuBackend {
             self.evaluate(input, &end, repulsion.as_ref());
             forces_ms += t3.elapsed().as_secs_f64() * 1e3;
             let t4 = Instant::now();
-            solves[1] = self.solve(input, &end, repulsion.as_ref(), false)?;
+            solves[1] = self.solve(input, &end, repulsion.as_ref(), false)?.0;
             integrate::advance_velocity(&mut self.v, &self.dv);
             solve_ms += t4.elapsed().as_secs_f64() * 1e3;
         }
@@ -371,14 +367,15 @@ impl CpuBackend {
     /// the pinned vertices' `dv` landing them on their targets and the
     /// resting contacts held (`to_targets`; the mixed scheme's second solve
     /// holds the pinned vertices still and has no contacts); leaves the
-    /// right-hand side in `rhs` and `A dv` in `work`.
+    /// right-hand side in `rhs` and `A dv` in `work`, and returns how many
+    /// resting contacts it kept.
     fn solve(
         &mut self,
         input: &StepInput,
         scales: &Scales,
         repulsion: Option<&Repulsion>,
         to_targets: bool,
-    ) -> Result<pcg::Solve> {
+    ) -> Result<(pcg::Solve, usize)> {
         let cloth = Arc::clone(&self.cloth);
         let blocks = gather::VertexBlocks::of(input, scales, &self.stick, &self.normals);
         let mut op = hessian::Operator {
@@ -405,9 +402,9 @@ impl CpuBackend {
         // Resting contacts: their normal velocity relative to the obstacle
         // is held inside the solve; a contact whose reaction pulls is
         // released and the system solved again (Baraff & Witkin 1998 §5).
-        self.rest_normal.fill(DVec3::ZERO);
-        let solves = input.solver.contact_solves;
-        if to_targets && solves > 0 {
+        // As on the GPU, only where obstacles may hold some.
+        let holding = to_targets && input.solver.contact_solves > 0 && !input.obstacles.is_empty();
+        let solves = if holding {
             collide::resting(
                 input.grids,
                 input.obstacles,
@@ -418,10 +415,14 @@ impl CpuBackend {
                 &mut self.rest_normal,
                 &mut self.dv,
             );
-        }
-        let mut solve = pcg::Solve::default();
-        self.resting = 0;
-        for _ in 0..solves.max(1) {
+            input.solver.contact_solves
+        } else {
+            self.rest_normal.fill(DVec3::ZERO);
+            self.held.fill(0.0);
+            1
+        };
+        let (mut solve, mut kept) = (pcg::Solve::default(), 0);
+        for _ in 0..solves {
             let filter = pcg::Filter {
                 free: &self.free,
                 normals: &self.rest_normal,
@@ -440,6 +441,9 @@ impl CpuBackend {
             solve.iterations += s.iterations;
             solve.residual = s.residual;
             op.apply(&mut self.scratch, &self.dv, &mut self.work);
+            if !holding {
+                break;
+            }
             let (released, held) = collide::release(
                 &mut self.rest_normal,
                 &mut self.held,
@@ -447,12 +451,12 @@ impl CpuBackend {
                 &self.rhs,
                 &cloth.mass,
             );
-            self.resting = held;
+            kept = held;
             if released == 0 {
                 break;
             }
         }
-        Ok(solve)
+        Ok((solve, kept))
     }
 }
 
