@@ -6,10 +6,10 @@
 //! With an obstacle: a rod inside the cylinder that its twisted wall wraps
 //! onto ([`ROD`]), to time the collision kernels.
 
-use crate::backend::Backend;
 use crate::error::Result;
 use crate::scene::{self, Scene};
 use crate::sim::Simulation;
+use crate::step::Backend;
 
 /// One benchmark measurement.
 #[derive(Clone, Debug, serde::Serialize)]

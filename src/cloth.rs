@@ -59,7 +59,7 @@ pub struct Cloth {
     /// The channels' state at the start, when the cloth starts deformed
     /// with a history (a rolled strip: scene/roll.rs); `None`: the
     /// material's initial state.
-    pub initial_channels: Option<crate::measure::Channels>,
+    pub initial_channels: Option<crate::model::channel::Channels>,
     /// Hinges of the scene's measurement region (a fold, say), whose bends
     /// the `region_*` metrics report; `None`: all hinges.
     pub region_hinges: Option<Vec<u32>>,

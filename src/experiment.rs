@@ -1,14 +1,14 @@
 //! The paper's experiments: each is a built-in scene run in several variants
 //! (`--set` overrides), compared by a few metrics of the final state.
 
-use crate::backend::Backend;
 use crate::error::{Error, Result};
-use crate::output::Image;
 use crate::output::{self, RunOptions};
 use crate::plot::{Chart, Metrics, Series, draw_charts};
 use crate::render::{Camera, Picture, Renderer, VIEW, sheet, source};
 use crate::scene::{self, Scene};
 use crate::sim::Simulation;
+use crate::step::Backend;
+use crate::util::Image;
 use glam::DVec3;
 use serde_json::{Value, json};
 use std::path::Path;
@@ -453,7 +453,7 @@ pub fn run(
     let names: Vec<&str> = exp.variants.iter().map(|v| v.name.as_str()).collect();
     contact_sheet(out_dir, &names, renderer)?.save(&out_dir.join("sheet.png"))?;
     let text = serde_json::to_string_pretty(&result).map_err(|e| Error::Step(format!("experiment.json: {e}")))?;
-    output::write_atomic(&out_dir.join("experiment.json"), text.as_bytes())?;
+    crate::util::write_atomic(&out_dir.join("experiment.json"), text.as_bytes())?;
     Ok(result)
 }
 

@@ -6,7 +6,6 @@
 //! ([`sim`]) and writes results ([`output`]). It never prints; the `crease`
 //! binary does.
 
-pub mod backend;
 pub mod bench;
 pub mod cloth;
 pub mod collide;
@@ -25,6 +24,8 @@ pub mod preview;
 pub mod render;
 pub mod scene;
 pub mod sim;
+pub mod step;
+pub mod util;
 pub mod validate;
 
 pub use error::{Error, Result};

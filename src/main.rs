@@ -3,13 +3,13 @@
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
-use crease::backend::Backend;
 use crease::cpu::CpuBackend;
 use crease::gpu::{GpuBackend, GpuContext};
 use crease::model::channel::{Channel, FrictionModel, PlasticModel};
 use crease::output::{self, Checkpoint, Progress, RunOptions, SceneKey};
 use crease::scene::{self, Action, ObstacleAction, Scene};
 use crease::sim::Simulation;
+use crease::step::Backend;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -463,8 +463,8 @@ fn real_main() -> Result<()> {
             let scene = c.scene.load(&Checkpoint::path(&dir))?;
             // A checkpoint holds one backend's exact state: resume on it.
             let (wrote, kind) = match c.state {
-                crease::backend::BackendState::Cpu { .. } => (BackendChoice::Cpu, "cpu"),
-                crease::backend::BackendState::Gpu { .. } => (BackendChoice::Gpu, "gpu"),
+                crease::step::BackendState::Cpu { .. } => (BackendChoice::Cpu, "cpu"),
+                crease::step::BackendState::Gpu { .. } => (BackendChoice::Gpu, "gpu"),
             };
             if backend.is_some_and(|b| b != wrote) {
                 bail!(
@@ -813,7 +813,7 @@ fn real_main() -> Result<()> {
                         rows.first().map(|r| r.backend.clone()).unwrap_or_default()
                     };
                     let v = serde_json::json!({ "backend": name, "rows": rows });
-                    output::write_atomic(&path, serde_json::to_string_pretty(&v)?.as_bytes())
+                    crease::util::write_atomic(&path, serde_json::to_string_pretty(&v)?.as_bytes())
                         .with_context(|| format!("writing {}", path.display()))?;
                 }
             }

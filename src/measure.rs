@@ -2,9 +2,9 @@
 //! the same way for every backend (a GPU backend reads its state back).
 
 use crate::cloth::Cloth;
-
 use crate::model::bending::{BendingModel, bridson_factor, dihedral, energy, unwrap};
-use crate::model::channel::{ChannelState, FrictionModel, Models, PlasticModel};
+use crate::model::channel::{ChannelState, Channels, FrictionModel, Models, PlasticModel};
+use crate::model::membrane::{elastic_strain, green_strain};
 use glam::DVec3;
 
 /// Energies and statistics of one state. Bends are |theta - theta_rest| in
@@ -69,14 +69,21 @@ impl Tally {
     }
 }
 
-/// Every channel's state: one per hinge, three per face.
-#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
-pub struct Channels {
-    pub hinges: Vec<ChannelState>,
-    pub faces: Vec<[ChannelState; 3]>,
-    /// Each hinge's strain `theta - theta_rest` at the last force
-    /// evaluation, unwrapped past pi (continues the next one's unwrapping).
-    pub hinge_strain: Vec<f64>,
+/// Total elastic membrane energy (serial sum in face order: reproducible).
+pub fn membrane_energy(cloth: &Cloth, x: &[DVec3], channel: &[[ChannelState; 3]]) -> f64 {
+    let k = cloth.material.stretching;
+    cloth
+        .mesh
+        .faces
+        .iter()
+        .zip(&cloth.face_rest)
+        .zip(channel)
+        .map(|((face, rest), ch)| {
+            let (fu, fv) = rest.deformation(face.map(|v| x[v as usize]));
+            let eps_p = ch.map(|c| c.plastic.eps_p);
+            rest.area * k.energy_density(elastic_strain(green_strain(fu, fv), eps_p))
+        })
+        .sum()
 }
 
 fn mean(sum: f64, n: usize) -> f64 {
@@ -127,7 +134,7 @@ pub fn measure(cloth: &Cloth, x: &[DVec3], v: &[DVec3], ch: &Channels) -> Measur
     };
     out.region_mean_abs_bend = mean(region.iter().sum(), region.len());
     out.region_max_abs_bend = region.iter().fold(0.0, |a, &b| a.max(b));
-    out.membrane_energy = crate::cpu::membrane_energy(cloth, x, &ch.faces);
+    out.membrane_energy = membrane_energy(cloth, x, &ch.faces);
     out.max_displacement = x
         .iter()
         .zip(&cloth.mesh.positions)

@@ -3,7 +3,7 @@
 //! phases of the timeline marked.
 
 use crate::error::{Error, Result};
-use crate::output::{Image, register_font};
+use crate::util::{Image, register_font};
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
 

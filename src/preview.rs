@@ -11,14 +11,14 @@
 //! The simulation runs on its own backend (CPU or GPU); each frame reads its
 //! positions back and draws them on the window's device.
 
-use crate::backend::Backend;
 use crate::cloth::Cloth;
 use crate::error::{Error, Result};
-use crate::gpu::render::{Painter, depth_buffer};
-use crate::measure::Channels;
+use crate::model::channel::Channels;
+use crate::render::gpu::{Painter, depth_buffer};
 use crate::render::{Camera, FOV_Y, Picture, bend_values, isosurface};
 use crate::scene::Scene;
 use crate::sim::Simulation;
+use crate::step::Backend;
 use glam::DVec3;
 use std::sync::Arc;
 use std::time::Instant;

@@ -6,15 +6,16 @@
 //! compared from identical states. A second GPU backend runs freely from the
 //! start, and its positions are compared with the reference's.
 
-use crate::backend::{Backend, BackendState, StepInput, StepReport};
 use crate::cloth::Cloth;
-use crate::cpu::{CpuBackend, Scales};
+use crate::cpu::CpuBackend;
 use crate::error::Result;
 use crate::gpu::GpuBackend;
-use crate::measure::Channels;
 use crate::model::channel::ChannelState;
+use crate::model::channel::Channels;
 use crate::scene::Scene;
 use crate::sim::Simulation;
+use crate::step::Scales;
+use crate::step::{Backend, BackendState, StepInput, StepReport};
 use glam::DVec3;
 use std::sync::{Arc, Mutex};
 

@@ -6,10 +6,10 @@
 
 mod common;
 
-use crease::backend::Backend;
 use crease::gpu::{GpuBackend, GpuContext};
 use crease::measure::Measures;
 use crease::scene::{self, Scene};
+use crease::step::Backend;
 use crease::validate::{StepCheck, Tolerances, validate};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -106,7 +106,7 @@ fn the_mixed_integrator_matches_the_cpu_within_the_default_tolerances() {
 /// moving away would), one step on both backends.
 #[test]
 fn sticking_springs_match_the_cpu_from_identical_states() {
-    use crease::backend::{StepInput, Stick};
+    use crease::step::{StepInput, Stick};
     use glam::DVec3;
     if !common::have_gpu() {
         return;
@@ -129,7 +129,7 @@ fn sticking_springs_match_the_cpu_from_identical_states() {
         pinned,
         targets: &targets,
         strain_limit: None,
-        ..StepInput::unconstrained(&scene)
+        ..scene.unconstrained_step()
     };
     let loose = step_both(&scene, &x, &v, &ch, &input);
     input.sticks = &sticks;
@@ -177,7 +177,7 @@ fn the_rolled_strip_matches_the_cpu_within_the_default_tolerances() {
 /// backends agree to 7e-6.
 #[test]
 fn melos_coupling_matches_the_cpu_from_identical_states() {
-    use crease::backend::StepInput;
+    use crease::step::StepInput;
     if !common::have_gpu() {
         return;
     }
@@ -188,7 +188,7 @@ fn melos_coupling_matches_the_cpu_from_identical_states() {
     let input = StepInput {
         pinned: &pinned,
         targets: &targets,
-        ..StepInput::unconstrained(&scene)
+        ..scene.unconstrained_step()
     };
     let Both { dx, dv, speed, .. } = step_both(&scene, &x, &v, &ch, &input);
     let lifted = x.iter().map(|p| p.z.abs()).fold(0.0, f64::max);
@@ -328,7 +328,7 @@ fn dispatches_wrapped_onto_two_dimensions_give_the_same_bytes() {
 
 /// The CPU reference's positions, velocities and channels once `scene` has
 /// run to time `t` (or to its end).
-fn cpu_state_at(scene: &Scene, t: f64) -> (Vec<glam::DVec3>, Vec<glam::DVec3>, crease::measure::Channels) {
+fn cpu_state_at(scene: &Scene, t: f64) -> (Vec<glam::DVec3>, Vec<glam::DVec3>, crease::model::channel::Channels) {
     use crease::cpu::CpuBackend;
     use crease::sim::Simulation;
     let mut sim = Simulation::new(scene.clone(), Box::new(CpuBackend::new(Arc::clone(&scene.cloth))));
@@ -343,8 +343,8 @@ fn cpu_state_at(scene: &Scene, t: f64) -> (Vec<glam::DVec3>, Vec<glam::DVec3>, c
 /// largest position and velocity differences, the fastest CPU speed and the
 /// CPU velocities.
 struct Both {
-    rc: crease::backend::StepReport,
-    rg: crease::backend::StepReport,
+    rc: crease::step::StepReport,
+    rg: crease::step::StepReport,
     dx: f64,
     dv: f64,
     speed: f64,
@@ -355,8 +355,8 @@ fn step_both(
     scene: &Scene,
     x: &[glam::DVec3],
     v: &[glam::DVec3],
-    ch: &crease::measure::Channels,
-    input: &crease::backend::StepInput,
+    ch: &crease::model::channel::Channels,
+    input: &crease::step::StepInput,
 ) -> Both {
     use crease::cpu::CpuBackend;
     let mut cpu = CpuBackend::new(Arc::clone(&scene.cloth));
@@ -382,8 +382,8 @@ fn step_both(
 
 #[test]
 fn contact_response_matches_the_cpu_from_identical_states() {
-    use crease::backend::StepInput;
     use crease::collide::{ObstacleStep, Pose};
+    use crease::step::StepInput;
     use glam::DVec3;
     if !common::have_gpu() {
         return;
@@ -412,7 +412,7 @@ fn contact_response_matches_the_cpu_from_identical_states() {
         let input = StepInput {
             grids: &grids,
             obstacles: &[obstacle],
-            ..StepInput::unconstrained(&scene)
+            ..scene.unconstrained_step()
         };
         let Both {
             rc,
@@ -448,8 +448,8 @@ fn contact_response_matches_the_cpu_from_identical_states() {
 /// `crease validate`.
 #[test]
 fn resting_contacts_match_the_cpu() {
-    use crease::backend::StepInput;
     use crease::collide::{ObstacleStep, Pose};
+    use crease::step::StepInput;
     if !common::have_gpu() {
         return;
     }
@@ -470,7 +470,7 @@ fn resting_contacts_match_the_cpu() {
             friction: table.friction,
             thickness: table.thickness,
         }],
-        ..StepInput::unconstrained(&scene)
+        ..scene.unconstrained_step()
     };
     let Both {
         rc, rg, dx, dv, speed, ..
@@ -504,7 +504,6 @@ fn resting_contacts_match_the_cpu() {
 
 #[test]
 fn self_collision_matches_the_cpu_from_identical_states() {
-    use crease::backend::StepInput;
     if !common::have_gpu() {
         return;
     }
@@ -522,7 +521,7 @@ fn self_collision_matches_the_cpu_from_identical_states() {
     .unwrap();
     let (x, v, ch) = cpu_state_at(&scene, 0.55);
     // One free step (no handles, no obstacles) from that state.
-    let input = StepInput::unconstrained(&scene);
+    let input = scene.unconstrained_step();
     let Both {
         rc, rg, dx, dv, speed, ..
     } = step_both(&scene, &x, &v, &ch, &input);
@@ -542,9 +541,9 @@ fn self_collision_matches_the_cpu_from_identical_states() {
 
 #[test]
 fn strain_limiting_matches_the_cpu_from_identical_states() {
-    use crease::backend::StepInput;
     use crease::measure::edge_strain_range;
-    use crease::scene::StrainLimit;
+    use crease::step::StepInput;
+    use crease::step::StrainLimit;
     use glam::DVec3;
     if !common::have_gpu() {
         return;
@@ -580,7 +579,7 @@ fn strain_limiting_matches_the_cpu_from_identical_states() {
         pinned,
         targets: &targets,
         strain_limit: None,
-        ..StepInput::unconstrained(&scene)
+        ..scene.unconstrained_step()
     };
     let moved = |b: &Both| -> Vec<DVec3> { x.iter().zip(&b.vc).map(|(x, v)| *x + *v * scene.dt).collect() };
     let free = step_both(&scene, &x, &v, &ch, &input);

@@ -1,9 +1,9 @@
 //! Whole-cloth behaviour of the CPU reference backend.
 
-use crease::backend::Backend;
 use crease::cpu::CpuBackend;
 use crease::scene::{self, Scene};
 use crease::sim::Simulation;
+use crease::step::Backend;
 use glam::DVec3;
 use std::sync::Arc;
 
@@ -29,7 +29,7 @@ fn internal_forces_sum_to_zero_and_exert_no_torque() {
         .collect();
     b.set_state(&x, &vec![DVec3::ZERO; x.len()]);
     let f = b
-        .forces(DVec3::ZERO, &crease::cpu::Scales::new(1e-3, 1e-3, 0.0))
+        .forces(DVec3::ZERO, &crease::step::Scales::new(1e-3, 1e-3, 0.0))
         .to_vec();
     let scale: f64 = f.iter().map(|v| v.length()).sum();
     let sum: DVec3 = f.iter().sum();

@@ -4,7 +4,6 @@
 
 mod common;
 
-use crease::backend::Backend;
 use crease::cloth::Cloth;
 use crease::collide::intersect::intersecting_pairs;
 use crease::collide::proximity;
@@ -12,6 +11,7 @@ use crease::cpu::CpuBackend;
 use crease::mesh::{Pattern, grid, write_obj};
 use crease::scene::{self, Scene};
 use crease::sim::Simulation;
+use crease::step::Backend;
 use glam::DVec3;
 use std::sync::Arc;
 

@@ -4,10 +4,10 @@
 
 mod common;
 
-use crease::backend::Backend;
 use crease::cpu::CpuBackend;
 use crease::measure::Measures;
 use crease::scene::Scene;
+use crease::step::Backend;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 

@@ -6,38 +6,11 @@
 //! costs the next run a bake.
 
 use super::SdfGrid;
-use crate::output::write_atomic;
+use crate::util::write_atomic;
 use glam::DVec3;
 use std::path::PathBuf;
 
 const MAGIC: &[u8; 8] = b"CRSDF001";
-
-/// 64-bit FNV-1a, stable across platforms and Rust versions.
-#[derive(Clone, Copy)]
-pub struct Fnv(u64);
-
-impl Default for Fnv {
-    fn default() -> Self {
-        Fnv(0xcbf29ce484222325)
-    }
-}
-
-impl Fnv {
-    pub fn bytes(mut self, data: &[u8]) -> Self {
-        for &b in data {
-            self.0 = (self.0 ^ b as u64).wrapping_mul(0x100000001b3);
-        }
-        self
-    }
-
-    pub fn f64s(self, values: &[f64]) -> Self {
-        values.iter().fold(self, |h, v| h.bytes(&v.to_le_bytes()))
-    }
-
-    pub fn finish(self) -> u64 {
-        self.0
-    }
-}
 
 pub fn cache_dir() -> PathBuf {
     let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);

@@ -3,13 +3,13 @@
 //! and its coefficient in the implicit system (MODEL.md "Bending", "Internal
 //! friction", "Plasticity"; the paper's Eq. 5-14).
 
-use super::Scales;
 use super::membrane::FaceStates;
 use crate::cloth::Cloth;
 use crate::model::bending::{BendingModel, bridson_factor, dihedral_gradient, elastic, unwrap};
 use crate::model::channel::ChannelState;
 use crate::model::cosserat;
 use crate::model::membrane::green_strain;
+use crate::step::Scales;
 use glam::DVec3;
 use rayon::prelude::*;
 

@@ -2,14 +2,14 @@
 //! contributions of its faces and hinges in a fixed order, so there are no
 //! atomics or locks and the result is the same whatever the thread count.
 
-use super::Scales;
 use super::bending::HingeStates;
 use super::membrane::FaceStates;
 use super::repulsion::Repulsion;
-use crate::backend::StepInput;
 use crate::cloth::Cloth;
 use crate::model::air::Air;
 use crate::model::membrane::outer;
+use crate::step::Scales;
+use crate::step::StepInput;
 use glam::{DMat3, DVec3};
 use rayon::prelude::*;
 

@@ -3,10 +3,10 @@
 //! and the face's linearisation for the implicit system are written
 //! (MODEL.md "Membrane", the paper's §3.4 Eq. 15-16).
 
-use super::Scales;
 use crate::cloth::Cloth;
 use crate::model::channel::ChannelState;
-use crate::model::membrane::{MembraneLin, green_strain, stress_vectors};
+use crate::model::membrane::{MembraneLin, elastic_strain, green_strain, stress_vectors};
+use crate::step::Scales;
 use glam::DVec3;
 use rayon::prelude::*;
 
@@ -35,11 +35,6 @@ impl FaceStates {
             },
         }
     }
-}
-
-/// Channel stress of the elastic part: StVK on `e - eps_p`.
-pub fn elastic_strain(e: [f64; 3], eps_p: [f64; 3]) -> [f64; 3] {
-    [e[0] - eps_p[0], e[1] - eps_p[1], e[2] - eps_p[2]]
 }
 
 pub fn membrane(cloth: &Cloth, x: &[DVec3], v: &[DVec3], scales: &Scales, out: &mut FaceStates) {
@@ -90,21 +85,4 @@ pub fn membrane(cloth: &Cloth, x: &[DVec3], v: &[DVec3], scales: &Scales, out: &
             // with its Gauss-Newton Hessian), clamped to stay PSD.
             *lin = MembraneLin::new(fu, fv, sigma_elastic.map(|q| q * s), c, true);
         });
-}
-
-/// Total elastic membrane energy (serial sum in face order: reproducible).
-pub fn membrane_energy(cloth: &Cloth, x: &[DVec3], channel: &[[ChannelState; 3]]) -> f64 {
-    let k = cloth.material.stretching;
-    cloth
-        .mesh
-        .faces
-        .iter()
-        .zip(&cloth.face_rest)
-        .zip(channel)
-        .map(|((face, rest), ch)| {
-            let (fu, fv) = rest.deformation(face.map(|v| x[v as usize]));
-            let eps_p = ch.map(|c| c.plastic.eps_p);
-            rest.area * k.energy_density(elastic_strain(green_strain(fu, fv), eps_p))
-        })
-        .sum()
 }

@@ -27,63 +27,17 @@ mod reduce;
 mod repulsion;
 mod strain_limit;
 
-pub use repulsion::CORRECTION_ITERATIONS;
-
-pub use membrane::membrane_energy;
-
-use crate::backend::{Backend, BackendState, StepInput, StepReport};
 use crate::cloth::Cloth;
 use crate::collide::ContactReport;
 use crate::collide::proximity::{self, Proximity};
 use crate::error::{Error, Result};
-use crate::measure::Channels;
-use crate::scene::Integrator;
+use crate::model::channel::Channels;
+use crate::step::Integrator;
+use crate::step::{Backend, BackendState, Scales, StepInput, StepReport};
 use glam::{DMat3, DVec3};
 use repulsion::Repulsion;
 use std::sync::Arc;
 use std::time::Instant;
-
-/// Step-dependent factors the element kernels need.
-#[derive(Clone, Copy, Debug)]
-pub struct Scales {
-    /// The solve's step `h`: the force factor of its right-hand side
-    /// `h f - S v` and the channels' dt (the whole step in backward Euler,
-    /// half of it in the mixed scheme).
-    pub dt: f64,
-    pub material_dt: f64,
-    /// Factor of elastic Hessians in the system: `h (h + alpha)`.
-    pub elastic: f64,
-    /// Factor of friction springs: `h^2`.
-    pub friction: f64,
-    /// Factor of friction damping: `h`.
-    pub damping: f64,
-}
-
-impl Scales {
-    pub fn new(dt: f64, material_dt: f64, alpha: f64) -> Scales {
-        Scales {
-            dt,
-            material_dt,
-            elastic: dt * (dt + alpha),
-            friction: dt * dt,
-            damping: dt,
-        }
-    }
-
-    /// The factors of each solve of Bridson's mixed scheme over a step
-    /// `dt`: half steps, with only the damping implicit (the elastic and
-    /// friction-spring blocks drop out; Rayleigh damping keeps `h/2 alpha K`).
-    pub fn mixed(dt: f64, material_dt: f64, alpha: f64) -> Scales {
-        let half = dt / 2.0;
-        Scales {
-            dt: half,
-            material_dt,
-            elastic: half * alpha,
-            friction: 0.0,
-            damping: half,
-        }
-    }
-}
 
 #[derive(Clone)]
 pub struct CpuBackend {
@@ -540,7 +494,9 @@ mod tests {
             let (fu, fv) = rest.deformation(face.map(|v| x[v as usize]));
             let strain = green_strain(fu, fv);
             let eps_p = c.map(|c| c.plastic.eps_p);
-            e += rest.area * m.stretching.energy_density(membrane::elastic_strain(strain, eps_p));
+            e += rest.area
+                * m.stretching
+                    .energy_density(crate::model::membrane::elastic_strain(strain, eps_p));
             for k in 0..3 {
                 let d = strain[k] - c[k].friction.anchor;
                 e += rest.area * 0.5 * m.in_plane_channels[k].dwell.stiffness * d * d;

@@ -197,7 +197,7 @@ mod tests {
             let mut faces = FaceStates::new(&cloth);
             let mut hinges = HingeStates::new(&cloth);
             let h = [1e-3, 2e-3, 5e-3, 1e-2][trial];
-            let scales = crate::cpu::Scales::new(h, h, 0.0);
+            let scales = crate::step::Scales::new(h, h, 0.0);
             let v = vec![DVec3::ZERO; n];
             membrane(&cloth, &x, &v, &scales, &mut faces);
             bending(&cloth, &x, &v, &faces, &scales, &mut hinges);

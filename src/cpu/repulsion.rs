@@ -27,11 +27,9 @@
 
 use crate::collide::proximity::Proximity;
 use crate::model::membrane::outer;
+use crate::step::CORRECTION_ITERATIONS;
 use glam::{DMat3, DVec3};
 use rayon::prelude::*;
-
-/// Jacobi sweeps of the post-solve correction (the same in repulsion.wgsl).
-pub const CORRECTION_ITERATIONS: usize = 4;
 
 /// Separation the correction restores, in thicknesses (the same in
 /// repulsion.wgsl).

@@ -14,7 +14,7 @@
 //! stretched edges needs more (`iterations`).
 
 use crate::cloth::Cloth;
-use crate::scene::StrainLimit;
+use crate::step::StrainLimit;
 use glam::DVec3;
 use rayon::prelude::*;
 

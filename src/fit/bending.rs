@@ -39,38 +39,7 @@ pub fn stress(p: &DahlParams, kappa: f64, radius: f64) -> f64 {
     p.stress(-1.0, 3.0 * kappa, 3.0 / radius)
 }
 
-/// Miguel 2013's fitted bending parameters (warp; the paper's §4.3 table,
-/// its units N m x 1e-7 and N x 1e-4 written out), with their densities.
-pub const FELT: (f64, DahlParams) = (
-    0.208,
-    DahlParams {
-        k: 145.3e-7,
-        k2: 0.15e-7,
-        a: 5.12e-4,
-        b: 0.15e-4,
-        tau: 29.9,
-    },
-);
-pub const DOUBLECLOTH: (f64, DahlParams) = (
-    0.255,
-    DahlParams {
-        k: 62.19e-7,
-        k2: 0.07e-7,
-        a: 12.84e-4,
-        b: 0.05e-4,
-        tau: 7.67,
-    },
-);
-pub const PAPER: (f64, DahlParams) = (
-    0.075,
-    DahlParams {
-        k: 479.7e-7,
-        k2: 0.47e-7,
-        a: 0.04e-4,
-        b: 0.64e-4,
-        tau: 10.2,
-    },
-);
+pub use crate::model::dahl::{DOUBLECLOTH, FELT, PAPER};
 
 /// One spiral sample.
 #[derive(Clone, Copy, Debug)]

@@ -16,41 +16,9 @@ pub mod report;
 pub mod stretch;
 
 use crate::error::{Error, Result};
+pub use crate::model::dahl::{DahlParams, dahl_path_stress};
 use crate::plot::{Chart, Series};
 use std::path::Path;
-
-/// Eq. 4: the friction stress at strain `eps` on a monotonic path of
-/// direction `s` (+1 loading, -1 unloading) that started saturated at
-/// `anchor`, for `sigma_max = a + b eps` and time constant `tau` (strain
-/// units): `s (a + b eps) - 2 s (a + b anchor) exp(-s (eps - anchor) / tau)`.
-pub fn dahl_path_stress(a: f64, b: f64, tau: f64, s: f64, eps: f64, anchor: f64) -> f64 {
-    s * (a + b * eps) - 2.0 * s * (a + b * anchor) * (-s * (eps - anchor) / tau).exp()
-}
-
-/// The five parameters both procedures fit: stiffness `k + k2 eps`,
-/// friction `sigma_max = a + b eps`, time constant `tau` (in strain units;
-/// each procedure names its strain and units).
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
-pub struct DahlParams {
-    pub k: f64,
-    pub k2: f64,
-    pub a: f64,
-    pub b: f64,
-    pub tau: f64,
-}
-
-impl DahlParams {
-    /// `(k, k2, a, b, tau)`, the order of `Fit::standard_errors`.
-    pub fn values(&self) -> [f64; 5] {
-        [self.k, self.k2, self.a, self.b, self.tau]
-    }
-
-    /// Elastic plus friction stress at strain `eps` on a path of direction
-    /// `s` from `anchor`: `(k + k2 eps) eps + sigma` with Eq. 4's sigma.
-    pub fn stress(&self, s: f64, eps: f64, anchor: f64) -> f64 {
-        (self.k + self.k2 * eps) * eps + dahl_path_stress(self.a, self.b, self.tau, s, eps, anchor)
-    }
-}
 
 /// A finished fit: the parameters, each stage's estimate, and every
 /// sample's residual.

@@ -3,8 +3,8 @@
 
 use super::{Fit, bending, stretch};
 use crate::error::{Error, Result};
-use crate::output::write_atomic;
 use crate::plot::draw_charts;
+use crate::util::write_atomic;
 use serde_json::json;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};

@@ -42,28 +42,7 @@ pub fn force(p: &DahlParams, rest_length: f64, eps: f64, s: f64, anchor: f64) ->
     p.stress(s, eps, anchor) * length_at(eps, rest_length)
 }
 
-/// Miguel 2013's fitted stretch parameters (warp; the paper's §4.2 table).
-pub const COTTON: DahlParams = DahlParams {
-    k: 135.6,
-    k2: 64.03,
-    a: 2.22,
-    b: 3.16,
-    tau: 0.006,
-};
-pub const SPANDEX: DahlParams = DahlParams {
-    k: 4.42,
-    k2: 32.19,
-    a: 0.40,
-    b: 4.84,
-    tau: 0.088,
-};
-pub const POLYESTER: DahlParams = DahlParams {
-    k: 26.62,
-    k2: 3.64,
-    a: 2.10,
-    b: 5.41,
-    tau: 0.031,
-};
+pub use crate::model::dahl::{COTTON, POLYESTER, SPANDEX};
 
 /// One measurement with its path.
 #[derive(Clone, Copy, Debug)]

@@ -8,17 +8,17 @@ use super::layout::{
     Displacement, FaceLin, FaceRest, HingeCoupling, HingeHalf, HingeRest, LimitEdge, LimitParams, ObstacleGpu,
     PackedChannel, PairGpu, Params, ProductMode, RepulsionParams, Scalars, SdfInfo,
 };
-use crate::backend::{Backend, BackendState, StepInput, StepReport};
 use crate::cloth::Cloth;
 use crate::collide::proximity::{self, Proximity};
 use crate::collide::{ContactReport, SdfGrid};
-use crate::cpu::CORRECTION_ITERATIONS;
-use crate::cpu::Scales;
 use crate::error::{Error, Result};
-use crate::measure::Channels;
 use crate::model::air::Air;
 use crate::model::bending::BendingStrain;
-use crate::scene::{Integrator, SelfCollision, StrainLimit};
+use crate::model::channel::Channels;
+use crate::step::CORRECTION_ITERATIONS;
+use crate::step::Scales;
+use crate::step::{Backend, BackendState, StepInput, StepReport};
+use crate::step::{Integrator, SelfCollision, StrainLimit};
 use bytemuck::{Pod, Zeroable};
 use glam::DVec3;
 use std::sync::Arc;

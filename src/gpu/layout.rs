@@ -2,12 +2,12 @@
 //! A test checks each size and field offset against naga's reflection.
 
 use crate::cloth::Cloth;
-use crate::cpu::Scales;
 use crate::model::air::Air;
 use crate::model::bending::{BendingModel, BendingStrain};
 use crate::model::channel::{Channel, ChannelState, FrictionModel, PlasticModel};
 use crate::model::friction::FrictionState;
 use crate::model::plastic::PlasticState;
+use crate::step::Scales;
 use bytemuck::{Pod, Zeroable};
 use glam::DVec3;
 

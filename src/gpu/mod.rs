@@ -5,7 +5,6 @@
 mod backend;
 pub mod context;
 pub mod layout;
-pub mod render;
 pub mod shaders;
 
 pub use backend::{GpuBackend, bytes_per_iteration, copy_bandwidth};

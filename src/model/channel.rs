@@ -128,3 +128,13 @@ impl Channel {
         }
     }
 }
+
+/// Every channel's state: one per hinge, three per face.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct Channels {
+    pub hinges: Vec<ChannelState>,
+    pub faces: Vec<[ChannelState; 3]>,
+    /// Each hinge's strain `theta - theta_rest` at the last force
+    /// evaluation, unwrapped past pi (continues the next one's unwrapping).
+    pub hinge_strain: Vec<f64>,
+}

@@ -172,7 +172,7 @@ fn miguel(rho: f64, k1: f64, a: f64, b: f64, tau: f64) -> Material {
 /// not modelled. Bending friction only: their strips were not stretched. The
 /// paper gives no membrane for these; they take Miguel's cotton's stretch
 /// stiffness (k1 = 135.6 N/m), which keeps the strips inextensible.
-fn miguel_bending((rho, p): (f64, crate::fit::DahlParams)) -> Material {
+fn miguel_bending((rho, p): (f64, super::dahl::DahlParams)) -> Material {
     let mut m = miguel(rho, 135.6, 0.0, 0.0, 1.0);
     m.bending = 3.0 * p.k;
     m.bending_strain = BendingStrain::Curvature;
@@ -264,9 +264,9 @@ pub fn preset(name: &str) -> Option<Material> {
         "miguel-cotton" => miguel(0.143, 135.6, 2.22, 3.16, 0.006),
         "miguel-spandex" => miguel(0.157, 4.42, 0.40, 4.84, 0.088),
         "miguel-polyester" => miguel(0.121, 26.62, 2.10, 5.41, 0.031),
-        "miguel-felt" => miguel_bending(crate::fit::bending::FELT),
-        "miguel-doublecloth" => miguel_bending(crate::fit::bending::DOUBLECLOTH),
-        "miguel-paper" => miguel_bending(crate::fit::bending::PAPER),
+        "miguel-felt" => miguel_bending(super::dahl::FELT),
+        "miguel-doublecloth" => miguel_bending(super::dahl::DOUBLECLOTH),
+        "miguel-paper" => miguel_bending(super::dahl::PAPER),
         "melo-satin" => melo(78.0, 400.0, 0.01, 0.1),
         "melo-cotton" => melo(88.0, 400.0, 0.02, 0.1),
         "melo-jeans" => melo(111.0, 400.0, 0.04, 0.1),

@@ -60,6 +60,11 @@ impl MembraneRest {
     }
 }
 
+/// The elastic part of a Green strain: `e - eps_p` (StVK acts on it).
+pub fn elastic_strain(e: [f64; 3], eps_p: [f64; 3]) -> [f64; 3] {
+    [e[0] - eps_p[0], e[1] - eps_p[1], e[2] - eps_p[2]]
+}
+
 /// Green strain `(e_uu, e_vv, e_uv)` of the deformation gradient columns.
 pub fn green_strain(fu: DVec3, fv: DVec3) -> [f64; 3] {
     [0.5 * (fu.dot(fu) - 1.0), 0.5 * (fv.dot(fv) - 1.0), 0.5 * fu.dot(fv)]

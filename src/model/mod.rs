@@ -5,6 +5,7 @@ pub mod air;
 pub mod bending;
 pub mod channel;
 pub mod cosserat;
+pub mod dahl;
 pub mod friction;
 pub mod material;
 pub mod membrane;

@@ -5,11 +5,12 @@
 //! continues from it and writes the same frames an uninterrupted run would.
 //! Written atomically, so an interrupted write leaves the previous one.
 
-use super::{RunOptions, write_atomic};
-use crate::backend::BackendState;
+use super::RunOptions;
 use crate::error::{Error, Result};
 use crate::scene::Scene;
 use crate::sim::SimState;
+use crate::step::BackendState;
+use crate::util::write_atomic;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 

@@ -1,24 +1,21 @@
 //! Running a simulation to disk: OBJ frames, `metrics.csv` (one row per
 //! output frame) and `summary.json`, all written atomically.
 
-mod atomic;
 mod checkpoint;
-mod image;
 
-pub use atomic::write_atomic;
 pub use checkpoint::{Checkpoint, SceneKey};
-pub use image::{Image, register_font};
 
 /// Set (by a Ctrl-C handler) to stop a run after its current frame, with a
 /// checkpoint.
 pub static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-use crate::backend::StepReport;
 use crate::collide::ContactReport;
 use crate::error::{Error, Result};
 use crate::measure::Measures;
 use crate::mesh::write_obj;
 use crate::sim::{Reaction, Simulation};
+use crate::step::StepReport;
+use crate::util::write_atomic;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::time::Instant;

@@ -2,10 +2,11 @@
 //! mesh with smooth normals, lit by a key light that grazes it so that
 //! wrinkles show as bands of light and shade, optionally coloured by a
 //! per-vertex value. The GPU draws it with `shaders/render.wgsl`
-//! (`gpu/render.rs`); `raster.rs` is its CPU twin, used where no adapter
+//! (`gpu.rs`); `raster.rs` is its CPU twin, used where no adapter
 //! opens and to check the GPU's picture. Both draw `SUPERSAMPLE` times
 //! larger and box-filter down, the same way.
 
+pub mod gpu;
 pub mod isosurface;
 pub mod raster;
 pub mod sheet;
@@ -15,7 +16,7 @@ use crate::collide::Pose;
 use crate::error::{Error, Result};
 use crate::mesh::Topology;
 use crate::model::bending::dihedral;
-use crate::output::Image;
+use crate::util::Image;
 use glam::{DVec3, Mat4, Vec3, Vec4Swizzles};
 
 /// Drawn pixels per picture pixel, per axis.
@@ -303,7 +304,7 @@ impl Renderer {
             });
         }
         match self {
-            Renderer::Gpu(ctx) => crate::gpu::render::draw(ctx, picture, frame, width, height),
+            Renderer::Gpu(ctx) => gpu::draw(ctx, picture, frame, width, height),
             Renderer::Cpu => Ok(raster::draw(picture, frame, width, height)),
         }
     }

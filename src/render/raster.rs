@@ -5,7 +5,7 @@
 //! pixel with `super::shade`.
 
 use super::{BACKGROUND, Frame, Picture, SUPERSAMPLE, downsample, shade};
-use crate::output::Image;
+use crate::util::Image;
 use glam::{Mat4, Vec3, Vec4};
 
 /// Draws `picture` at `width x height` (after the supersampling).

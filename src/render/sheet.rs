@@ -2,7 +2,7 @@
 //! the paper's figures of variants (short vs long hold, ours vs baseline).
 
 use crate::error::{Error, Result};
-use crate::output::{Image, register_font};
+use crate::util::{Image, register_font};
 use plotters::prelude::*;
 
 /// Height of the label strip under each picture, pixels.

@@ -9,7 +9,7 @@ pub mod roll;
 pub mod schema;
 
 pub use resolve::{Axis, Handle, Phase, Scene, Sticking};
-pub use schema::{Action, Integrator, Motion, ObstacleAction, RotateSpec, SelfCollision, SolverSettings, StrainLimit};
+pub use schema::{Action, Motion, ObstacleAction, RotateSpec};
 
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
@@ -93,9 +93,7 @@ pub fn parse(label: &str, name: &str, text: &str, base: &Path, overrides: &[Stri
     for spec in overrides {
         overrides::apply(&mut value, spec)?;
     }
-    let digest = crate::collide::cache::Fnv::default()
-        .bytes(value.to_string().as_bytes())
-        .finish();
+    let digest = crate::util::Fnv::default().bytes(value.to_string().as_bytes()).finish();
     let file: schema::SceneFile = serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
         let field = if path == "." { "(top level)".to_string() } else { path };

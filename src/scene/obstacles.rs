@@ -2,10 +2,11 @@
 //! then baked into signed-distance grids (mesh bakes through the cache).
 
 use super::schema::{ObstacleSpec, ShapeSpec, StickySpec};
-use crate::collide::cache::{self, Fnv};
+use crate::collide::cache;
 use crate::collide::mesh_sdf::MeshSdf;
 use crate::collide::{Obstacle, SdfGrid, Shape};
 use crate::error::{Error, Result};
+use crate::util::Fnv;
 use glam::DVec3;
 use std::path::Path;
 use std::sync::Arc;

@@ -2,13 +2,12 @@
 //! [`Scene`]: defaults filled, mesh built, handles selected, phases counted in
 //! steps. Every error names the scene, the field and what to do.
 
-use super::schema::{
-    Action, MeshSpec, ObstacleAction, SceneFile, Selector, SelfCollision, SolverSettings, StrainLimit,
-};
+use super::schema::{Action, MeshSpec, ObstacleAction, SceneFile, Selector};
 use crate::cloth::Cloth;
 use crate::collide::Obstacle;
 use crate::error::{Error, Result};
 use crate::mesh::{self, TriMesh};
+use crate::step::{SelfCollision, SolverSettings, StepInput, StrainLimit};
 use glam::DVec3;
 use std::path::Path;
 
@@ -75,7 +74,7 @@ pub struct Scene {
     pub self_collision: SelfCollision,
     pub strain_limit: Option<StrainLimit>,
     pub air: crate::model::air::Air,
-    pub integrator: super::Integrator,
+    pub integrator: crate::step::Integrator,
     pub sticking: Option<Sticking>,
     pub cloth: std::sync::Arc<Cloth>,
     pub handles: Vec<Handle>,
@@ -93,6 +92,26 @@ impl Scene {
     /// Steps between output frames (at least 1).
     pub fn frame_steps(&self) -> u64 {
         ((self.frame_interval / self.dt).round() as u64).max(1)
+    }
+
+    /// A step of the scene's settings with nothing held, no obstacles and no
+    /// sticking springs (tests and validation fill in what they need).
+    pub fn unconstrained_step(&self) -> StepInput<'_> {
+        StepInput {
+            dt: self.dt,
+            material_dt: self.dt,
+            gravity: self.gravity,
+            pinned: &[],
+            targets: &[],
+            solver: self.solver,
+            grids: &[],
+            obstacles: &[],
+            self_collision: self.self_collision,
+            strain_limit: self.strain_limit,
+            air: self.air,
+            integrator: self.integrator,
+            sticks: &[],
+        }
     }
 }
 

@@ -27,8 +27,8 @@
 use super::schema::RollSpec;
 use crate::cloth::Cloth;
 use crate::error::{Error, Result};
-use crate::measure::Channels;
 use crate::model::bending::dihedral;
+use crate::model::channel::Channels;
 use crate::model::membrane::green_strain;
 use glam::DVec3;
 use std::f64::consts::PI;

@@ -7,10 +7,10 @@ mod handles;
 mod obstacles;
 mod sticking;
 
-use crate::backend::{Backend, BackendState, StepInput, StepReport, Stick};
 use crate::collide::{ObstacleStep, SdfGrid};
 use crate::error::Result;
 use crate::scene::Scene;
+use crate::step::{Backend, BackendState, StepInput, StepReport, Stick};
 use glam::DVec3;
 use handles::HandleState;
 use obstacles::ObstacleState;
@@ -309,7 +309,7 @@ mod tests {
     use super::*;
     use crate::cloth::Cloth;
     use crate::cpu::CpuBackend;
-    use crate::measure::Channels;
+    use crate::model::channel::Channels;
 
     /// The CPU reference, except that every solve reports divergence.
     struct Diverging(CpuBackend);

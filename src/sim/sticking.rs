@@ -15,10 +15,10 @@
 //! the face's vertices over the step (`x + h v`). The spring pulls the
 //! adhering vertex only (the face's vertices feel it through the cloth).
 
-use crate::backend::Stick;
 use crate::collide::proximity::{self, closest_on_triangle};
 use crate::collide::{Obstacle, ObstacleStep};
 use crate::scene::Sticking;
+use crate::step::Stick;
 use glam::DVec3;
 
 /// One adhering vertex's attachment.

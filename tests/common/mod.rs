@@ -4,12 +4,12 @@
 
 #![allow(dead_code)]
 
-use crease::backend::Backend;
 use crease::experiment;
 use crease::gpu::GpuContext;
 use crease::measure::Measures;
 use crease::scene::Scene;
 use crease::sim::Simulation;
+use crease::step::Backend;
 
 /// Final measures of a variant of an experiment, with extra overrides;
 /// with `settled`, checks that the bends no longer change over the last 0.1 s.

@@ -1,10 +1,14 @@
 //! The one interface the simulation driver uses to step a cloth, whichever
-//! backend computes it.
+//! backend computes it, and the settings a step runs under.
+
+mod settings;
+
+pub use settings::{CORRECTION_ITERATIONS, Integrator, Scales, SelfCollision, SolverSettings, StrainLimit};
 
 use crate::collide::{ObstacleStep, SdfGrid};
 use crate::error::Result;
-use crate::measure::{Channels, Measures};
-use crate::scene::{Integrator, SelfCollision, SolverSettings, StrainLimit};
+use crate::measure::Measures;
+use crate::model::channel::Channels;
 use glam::DVec3;
 use std::sync::Arc;
 
@@ -32,28 +36,6 @@ pub struct StepInput<'a> {
     pub integrator: Integrator,
     /// The step's sticking springs.
     pub sticks: &'a [Stick],
-}
-
-impl<'a> StepInput<'a> {
-    /// A step of `scene`'s settings with nothing held, no obstacles and no
-    /// sticking springs (tests and validation fill in what they need).
-    pub fn unconstrained(scene: &'a crate::scene::Scene) -> StepInput<'a> {
-        StepInput {
-            dt: scene.dt,
-            material_dt: scene.dt,
-            gravity: scene.gravity,
-            pinned: &[],
-            targets: &[],
-            solver: scene.solver,
-            grids: &[],
-            obstacles: &[],
-            self_collision: scene.self_collision,
-            strain_limit: scene.strain_limit,
-            air: scene.air,
-            integrator: scene.integrator,
-            sticks: &[],
-        }
-    }
 }
 
 /// A sticking spring (sim/sticking.rs) over one step: energy

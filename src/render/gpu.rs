@@ -3,10 +3,10 @@
 //! box-filtered down (`render::downsample`). `render/raster.rs` is the CPU
 //! twin.
 
-use super::GpuContext;
+use super::{BACKGROUND, Frame, Picture, SUPERSAMPLE, downsample};
 use crate::error::{Error, Result};
-use crate::output::Image;
-use crate::render::{BACKGROUND, Frame, Picture, SUPERSAMPLE, downsample};
+use crate::gpu::GpuContext;
+use crate::util::Image;
 use wgpu::util::DeviceExt;
 
 /// The render shader's source (validated by naga in the tests).

@@ -1,0 +1,178 @@
+//! The settings a step runs under: the solver's, the integrator, self-collision
+//! and strain limiting (read from a scene's JSON as they are), and the step
+//! factors the element kernels scale their blocks by.
+
+use serde::Deserialize;
+
+#[derive(Deserialize, Debug, Clone, Copy, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SolverSettings {
+    /// Relative residual at which PCG stops.
+    #[serde(default = "default_tolerance")]
+    pub tolerance: f64,
+    #[serde(default = "default_max_iterations")]
+    pub max_iterations: usize,
+    /// GPU: PCG iterations recorded per submission between readbacks of the
+    /// residual (the CPU checks every iteration).
+    #[serde(default = "default_readback_interval")]
+    pub readback_interval: usize,
+    /// Solves per step with resting contacts: after each, the contacts that
+    /// pull are released and the system solved again. 0: no resting
+    /// contacts (obstacles act only after the solve).
+    #[serde(default = "default_contact_solves")]
+    pub contact_solves: usize,
+}
+
+fn default_contact_solves() -> usize {
+    4
+}
+
+fn default_readback_interval() -> usize {
+    16
+}
+
+fn default_tolerance() -> f64 {
+    1e-5
+}
+fn default_max_iterations() -> usize {
+    2000
+}
+
+impl Default for SolverSettings {
+    fn default() -> Self {
+        SolverSettings {
+            tolerance: default_tolerance(),
+            max_iterations: default_max_iterations(),
+            readback_interval: default_readback_interval(),
+            contact_solves: default_contact_solves(),
+        }
+    }
+}
+
+/// Cloth self-collision (`collide/proximity.rs`, `cpu/repulsion.rs` and
+/// its twin `shaders/repulsion.wgsl`): on unless a scene sets
+/// `enabled: false`.
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SelfCollision {
+    #[serde(default = "enabled")]
+    pub enabled: bool,
+    /// Layers closer than this repel, m.
+    #[serde(default = "default_self_thickness")]
+    pub thickness: f64,
+    /// Repulsion spring per proximity pair, N/m.
+    #[serde(default = "default_self_stiffness")]
+    pub stiffness: f64,
+    /// Coulomb friction between layers.
+    #[serde(default = "default_self_friction")]
+    pub friction: f64,
+}
+
+fn default_self_thickness() -> f64 {
+    0.002
+}
+fn default_self_stiffness() -> f64 {
+    100.0
+}
+fn default_self_friction() -> f64 {
+    0.3
+}
+
+impl Default for SelfCollision {
+    fn default() -> Self {
+        SelfCollision {
+            enabled: true,
+            thickness: default_self_thickness(),
+            stiffness: default_self_stiffness(),
+            friction: default_self_friction(),
+        }
+    }
+}
+
+/// The time integrator (step/sequence.rs).
+#[derive(Deserialize, Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Integrator {
+    /// Linearised backward Euler, everything implicit (the paper's).
+    #[default]
+    BackwardEuler,
+    /// Bridson, Marino & Fedkiw 2003 §3: elastic forces explicit, damping
+    /// implicit, second order (their variable-step variant).
+    BridsonMixed,
+}
+
+/// Strain limiting (Bridson, Marino & Fedkiw 2003 §3; `cpu/strain_limit.rs`
+/// and its twin `shaders/strain_limit.wgsl`): before the position update,
+/// velocities are adjusted so that every edge ends the step within
+/// `[1 - compression, 1 + extension]` times its rest length.
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct StrainLimit {
+    /// Largest extension, a fraction of the rest length (the paper: 10%).
+    #[serde(default = "default_extension")]
+    pub extension: f64,
+    /// Largest compression, a fraction of the rest length (the paper: 0%,
+    /// which makes cloth buckle out of plane instead of compressing).
+    #[serde(default)]
+    pub compression: f64,
+    /// Jacobi sweeps over the edges per step.
+    #[serde(default = "default_limit_iterations")]
+    pub iterations: usize,
+}
+
+fn default_extension() -> f64 {
+    0.1
+}
+fn default_limit_iterations() -> usize {
+    32
+}
+
+/// Step-dependent factors the element kernels need.
+#[derive(Clone, Copy, Debug)]
+pub struct Scales {
+    /// The solve's step `h`: the force factor of its right-hand side
+    /// `h f - S v` and the channels' dt (the whole step in backward Euler,
+    /// half of it in the mixed scheme).
+    pub dt: f64,
+    pub material_dt: f64,
+    /// Factor of elastic Hessians in the system: `h (h + alpha)`.
+    pub elastic: f64,
+    /// Factor of friction springs: `h^2`.
+    pub friction: f64,
+    /// Factor of friction damping: `h`.
+    pub damping: f64,
+}
+
+impl Scales {
+    pub fn new(dt: f64, material_dt: f64, alpha: f64) -> Scales {
+        Scales {
+            dt,
+            material_dt,
+            elastic: dt * (dt + alpha),
+            friction: dt * dt,
+            damping: dt,
+        }
+    }
+
+    /// The factors of each solve of Bridson's mixed scheme over a step
+    /// `dt`: half steps, with only the damping implicit (the elastic and
+    /// friction-spring blocks drop out; Rayleigh damping keeps `h/2 alpha K`).
+    pub fn mixed(dt: f64, material_dt: f64, alpha: f64) -> Scales {
+        let half = dt / 2.0;
+        Scales {
+            dt: half,
+            material_dt,
+            elastic: half * alpha,
+            friction: 0.0,
+            damping: half,
+        }
+    }
+}
+
+fn enabled() -> bool {
+    true
+}
+
+/// Jacobi sweeps of the self-collision correction after the solve
+/// (cpu/repulsion.rs `correct`, the same in repulsion.wgsl).
+pub const CORRECTION_ITERATIONS: usize = 4;
