@@ -13,10 +13,10 @@
 @group(0) @binding(8) var<storage, read> hinge_rest_a3: array<vec4<f32>>; // X3 - X0, cos(theta_rest)
 @group(0) @binding(3) var<storage, read> x: array<Displacement>;     // u = x - X, split
 @group(0) @binding(4) var<storage, read> v: array<vec4<f32>>;
-@group(0) @binding(5) var<storage, read_write> channels: array<PackedChannel>;
-@group(0) @binding(6) var<storage, read_write> lin_a: array<HingeHalf>;
-@group(0) @binding(7) var<storage, read_write> lin_b: array<HingeHalf>;
-@group(0) @binding(9) var<storage, read_write> last_strain: array<f32>;  // the last strain, unwrapped
+@group(0) @binding(5) var<storage, read_write> hinge_channels: array<PackedChannel>;
+@group(0) @binding(6) var<storage, read_write> hinge_lin_a: array<HingeHalf>;
+@group(0) @binding(7) var<storage, read_write> hinge_lin_b: array<HingeHalf>;
+@group(0) @binding(9) var<storage, read_write> hinge_strain: array<f32>;  // the last strain, unwrapped
 @group(0) @binding(10) var<storage, read> hinge_faces: array<vec2<u32>>;  // faces A, B
 @group(0) @binding(11) var<storage, read> face_lin: array<FaceLin>;       // membrane.wgsl: F and strain
 @group(0) @binding(12) var<storage, read> hinge_coupling: array<HingeCoupling>;
@@ -61,8 +61,8 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g
     let raw = atan2_accurate(sin_t * rest3.w - cos_t * rest.e.w, cos_t * rest3.w + sin_t * rest.e.w);
     // Unwrapped past pi (model/bending.rs `unwrap`): a hinge folded onto
     // itself keeps counting, so its force keeps opening it.
-    let strain = raw + TAU * round((last_strain[i] - raw) / TAU);
-    last_strain[i] = strain;
+    let strain = raw + TAU * round((hinge_strain[i] - raw) / TAU);
+    hinge_strain[i] = strain;
     let g2 = na * (-len / dot(na, na));
     let g3 = nb * (-len / dot(nb, nb));
     let a2 = dot(d2, e) / e2;
@@ -84,10 +84,10 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g
         w = len0;
         kc = kb / 3.0;
     }
-    var state = unpack_channel(channels[i]);
+    var state = unpack_channel(hinge_channels[i]);
     let c = channel_update(params.bending, params.models.x, params.models.y, &state,
                            cs * strain, cs * rate, kc, params.scales.w, params.step.y);
-    channels[i] = pack_channel(state);
+    hinge_channels[i] = pack_channel(state);
     let eps_p = c.eps_p / cs;
     var elastic = factor * kb * (strain - eps_p);
     var stiffness = factor * kb;
@@ -126,6 +126,6 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g
         coupling_force[4u * i + 2u] = vec4<f32>(g2 * ks + ga2 * kt, 0.0);
         coupling_force[4u * i + 3u] = vec4<f32>(g3 * ks + gb3 * kt, 0.0);
     }
-    lin_a[i] = HingeHalf(vec4<f32>(g0, force), vec4<f32>(g1, coef));
-    lin_b[i] = HingeHalf(vec4<f32>(g2, 0.0), vec4<f32>(g3, 0.0));
+    hinge_lin_a[i] = HingeHalf(vec4<f32>(g0, force), vec4<f32>(g1, coef));
+    hinge_lin_b[i] = HingeHalf(vec4<f32>(g2, 0.0), vec4<f32>(g3, 0.0));
 }

@@ -43,7 +43,7 @@ const SEPARATING: f32 = 1e-6;
 @group(0) @binding(4) var<storage, read_write> x: array<Displacement>;  // u = x - X, split
 @group(0) @binding(5) var<storage, read_write> v: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read> sdf: array<f32>;
-@group(0) @binding(7) var<storage, read> grids: array<SdfInfo>;
+@group(0) @binding(7) var<storage, read> sdf_info: array<SdfInfo>;
 @group(0) @binding(8) var<storage, read> obstacles: array<ObstacleGpu>;
 @group(0) @binding(9) var<storage, read_write> contact: array<vec2<f32>>;  // touched (0/1), min distance
 @group(0) @binding(10) var<storage, read_write> dv: array<vec4<f32>>;
@@ -112,7 +112,7 @@ fn probe(o: ObstacleGpu, p: vec3<f32>, at_end: bool) -> vec4<f32> {
         rot = o.end_rot;
         trans = o.end_trans.xyz;
     }
-    let s = sample(grids[o.grid.x], unrotate(rot, p - trans));
+    let s = sample(sdf_info[o.grid.x], unrotate(rot, p - trans));
     let g = rotate(rot, s.xyz);
     let len = length(g);
     if (len > 0.0) {

@@ -12,7 +12,7 @@
 @group(0) @binding(8) var<storage, read_write> channels_vv: array<PackedChannel>;
 @group(0) @binding(9) var<storage, read_write> channels_uv: array<PackedChannel>;
 @group(0) @binding(6) var<storage, read_write> stress: array<vec4<f32>>;
-@group(0) @binding(7) var<storage, read_write> lin: array<FaceLin>;
+@group(0) @binding(7) var<storage, read_write> face_lin: array<FaceLin>;
 
 // Positive part of the symmetric 2x2 [[a, c], [c, b]] given as (a, b, c)
 // (model/membrane.rs `positive_part`).
@@ -105,7 +105,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g
     let geometric = positive_part(vec3<f32>(sigma_el.x, sigma_el.y, 0.5 * sigma_el.z) * s);
     // The w slots carry the Green strain (e_uu, e_vv, e_uv) to the hinge
     // kernel's stretch-bend coupling.
-    lin[i] = FaceLin(
+    face_lin[i] = FaceLin(
         vec4<f32>(fu, e.x),
         vec4<f32>(fv, e.y),
         vec4<f32>(geometric, e.z),

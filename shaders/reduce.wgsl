@@ -5,11 +5,11 @@
 
 @group(0) @binding(0) var<storage, read> partial: array<vec2<f32>>;
 @group(0) @binding(1) var<storage, read_write> scalars: Scalars;
-@group(0) @binding(2) var<uniform> count: vec4<u32>;   // number of partial sums
+@group(0) @binding(2) var<uniform> partial_count: vec4<u32>;   // number of partial sums
 
 fn total(local: u32) -> vec2<f32> {
     var s = vec2<f32>(0.0);
-    for (var k = local; k < count.x; k += WORKGROUP) {
+    for (var k = local; k < partial_count.x; k += WORKGROUP) {
         s += partial[k];
     }
     return workgroup_sum(local, s);

@@ -9,7 +9,7 @@
 // (no atomics: deterministic).
 
 @group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<uniform> rep: RepulsionParams;
+@group(0) @binding(1) var<uniform> repulsion: RepulsionParams;
 @group(0) @binding(2) var<uniform> mode: ProductMode;
 @group(0) @binding(3) var<storage, read> pairs: array<PairGpu>;
 @group(0) @binding(4) var<storage, read> pair_offsets: array<u32>;
@@ -54,7 +54,7 @@ fn forces(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups)
     for (var k = pair_offsets[i]; k < pair_offsets[i + 1u]; k++) {
         let e = pair_entries[k];
         let pair = pairs[e.x];
-        f += pair.n.xyz * (rep.coef.x * (rep.coef.y - pair.n.w) * weight_of(pair.c, e.y));
+        f += pair.n.xyz * (repulsion.coef.x * (repulsion.coef.y - pair.n.w) * weight_of(pair.c, e.y));
     }
     force[i] = vec4<f32>(force[i].xyz + f, 0.0);
 }
@@ -72,7 +72,7 @@ fn precondition(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workg
         let e = pair_entries[k];
         let pair = pairs[e.x];
         let c = weight_of(pair.c, e.y);
-        block += outer(pair.n.xyz, pair.n.xyz) * (rep.coef.w * rep.coef.x * c * c);
+        block += outer(pair.n.xyz, pair.n.xyz) * (repulsion.coef.w * repulsion.coef.x * c * c);
     }
     inv_diag[i] = inverse3(block);
 }
@@ -81,12 +81,12 @@ fn precondition(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workg
 @compute @workgroup_size(WORKGROUP)
 fn pair_product(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let k = linear_index(id, groups);
-    if (k >= rep.counts.x) {
+    if (k >= repulsion.counts.x) {
         return;
     }
     let pair = pairs[k];
     let rel = relative(pair, p[pair.v.x].xyz, p[pair.v.y].xyz, p[pair.v.z].xyz, p[pair.v.w].xyz);
-    pair_s[k] = rep.coef.w * rep.coef.x * dot(pair.n.xyz, rel);
+    pair_s[k] = repulsion.coef.w * repulsion.coef.x * dot(pair.n.xyz, rel);
 }
 
 // Adds the springs' part of q = A p (rows of pinned vertices left alone in
@@ -117,7 +117,7 @@ fn gather_product(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_wor
 // 1/m of a vertex the correction may move: not pinned, and not held by an
 // obstacle this step.
 fn mobility(i: u32) -> f32 {
-    if (is_free[i] == 0u || (rep.counts.y != 0u && contact[i].x != 0.0)) {
+    if (is_free[i] == 0u || (repulsion.counts.y != 0u && contact[i].x != 0.0)) {
         return 0.0;
     }
     return 1.0 / mass[i];
@@ -129,7 +129,7 @@ fn mobility(i: u32) -> f32 {
 @compute @workgroup_size(WORKGROUP)
 fn pair_impulse(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let k = linear_index(id, groups);
-    if (k >= rep.counts.x) {
+    if (k >= repulsion.counts.x) {
         return;
     }
     let pair = pairs[k];
@@ -141,7 +141,7 @@ fn pair_impulse(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workg
     let rel = relative(pair, v[pair.v.x].xyz, v[pair.v.y].xyz, v[pair.v.z].xyz, v[pair.v.w].xyz);
     let n = pair.n.xyz;
     let vn = dot(n, rel);
-    let wanted = (CORRECTION_TARGET * rep.coef.y - pair.n.w) / params.step.x;
+    let wanted = (CORRECTION_TARGET * repulsion.coef.y - pair.n.w) / params.step.x;
     if (share < MIN_MOBILE_SHARE || vn >= wanted) {
         impulse[k] = vec4<f32>(0.0);
         return;
@@ -151,7 +151,7 @@ fn pair_impulse(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workg
     let speed = length(tangent);
     var slow = 0.0;
     if (speed > 0.0) {
-        slow = min(rep.coef.z * dvn / speed, 1.0);
+        slow = min(repulsion.coef.z * dvn / speed, 1.0);
     }
     impulse[k] = vec4<f32>((n * dvn - tangent * slow) / w_sum, 1.0);
 }

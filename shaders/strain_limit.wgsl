@@ -24,15 +24,15 @@ struct LimitParams {
 const TOLERANCE: f32 = 1e-5;  // cpu/strain_limit.rs `TOLERANCE`
 
 @group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<uniform> limits: LimitParams;
-@group(0) @binding(2) var<storage, read> edges: array<LimitEdge>;
+@group(0) @binding(1) var<uniform> limit_params: LimitParams;
+@group(0) @binding(2) var<storage, read> limit_edges: array<LimitEdge>;
 @group(0) @binding(3) var<storage, read> edge_offsets: array<u32>;
 @group(0) @binding(4) var<storage, read> edge_entries: array<vec2<u32>>;  // edge, end (0 lo, 1 hi)
 @group(0) @binding(5) var<storage, read> x: array<Displacement>;
 @group(0) @binding(6) var<storage, read_write> v: array<vec4<f32>>;
 @group(0) @binding(7) var<storage, read> mass: array<f32>;
 @group(0) @binding(8) var<storage, read> is_free: array<u32>;
-@group(0) @binding(9) var<storage, read_write> request: array<vec4<f32>>;  // xyz, 1 when acting
+@group(0) @binding(9) var<storage, read_write> limit_request: array<vec4<f32>>;  // xyz, 1 when acting
 
 // Inverse mass; pinned vertices take no share.
 fn weight(i: u32) -> f32 {
@@ -48,10 +48,10 @@ fn weight(i: u32) -> f32 {
 @compute @workgroup_size(WORKGROUP)
 fn edge_request(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let k = linear_index(id, groups);
-    if (k >= limits.counts.x) {
+    if (k >= limit_params.counts.x) {
         return;
     }
-    let e = edges[k];
+    let e = limit_edges[k];
     let a = e.ends.x;
     let b = e.ends.y;
     let h = params.step.x;
@@ -65,22 +65,22 @@ fn edge_request(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workg
     let s = bitcast<f32>(e.ends.z) + 2.0 * dot(r, u) + dot(u, u);
     var bound = 0.0;
     var bound2 = 0.0;
-    if (s > limits.bounds.w * l2) {
-        bound = limits.bounds.y;
-        bound2 = limits.bounds.w;
-    } else if (s < limits.bounds.z * l2) {
-        bound = limits.bounds.x;
-        bound2 = limits.bounds.z;
+    if (s > limit_params.bounds.w * l2) {
+        bound = limit_params.bounds.y;
+        bound2 = limit_params.bounds.w;
+    } else if (s < limit_params.bounds.z * l2) {
+        bound = limit_params.bounds.x;
+        bound2 = limit_params.bounds.z;
     }
     let l = length(d);
     // l - target = (|d|^2 - target^2) / (l + target); edges within
     // TOLERANCE of their limit do not act (see the CPU twin).
     let gap = (s - bound2 * l2) / (l + bound * e.rest.w);
     if (bound == 0.0 || abs(gap) <= TOLERANCE * e.rest.w || l == 0.0 || w == 0.0) {
-        request[k] = vec4<f32>(0.0);
+        limit_request[k] = vec4<f32>(0.0);
         return;
     }
-    request[k] = vec4<f32>(d * (gap / (l * h * w)), 1.0);
+    limit_request[k] = vec4<f32>(d * (gap / (l * h * w)), 1.0);
 }
 
 // Per vertex: the mean of its acting edges' requests, times its inverse mass.
@@ -94,7 +94,7 @@ fn apply_requests(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_wor
     var count = 0.0;
     for (var k = edge_offsets[i]; k < edge_offsets[i + 1u]; k++) {
         let entry = edge_entries[k];
-        let j = request[entry.x];
+        let j = limit_request[entry.x];
         if (j.w != 0.0) {
             sum += select(-j.xyz, j.xyz, entry.y == 0u);
             count += 1.0;

@@ -1,9 +1,9 @@
-//! The CPU reference backend: f64, parallel with rayon, deterministic.
-//!
-//! One step is the linearised backward Euler of MODEL.md (Baraff & Witkin
-//! 1998; the paper's Eq. 1 / 20). With the element blocks S of the system
-//! (`h (h + alpha)` times the elastic Hessians, `h^2` times the friction
-//! springs, `h` times Dahl's friction damping):
+//! The CPU reference backend: f64, parallel with rayon, deterministic. It
+//! executes the step of `step/sequence.rs` (`executor.rs`), the linearised
+//! backward Euler of docs/physics.md (Baraff & Witkin 1998; the paper's
+//! Eq. 1 / 20). With the element blocks S of the system (`h (h + alpha)`
+//! times the elastic Hessians, `h^2` times the friction springs, `h` times
+//! Dahl's friction damping):
 //!
 //! ```text
 //! (M + S) dv = h f - S v        v <- v + dv;  x <- x + h v
@@ -18,6 +18,7 @@
 
 mod bending;
 mod collide;
+mod executor;
 mod gather;
 mod hessian;
 mod integrate;
@@ -28,16 +29,12 @@ mod repulsion;
 mod strain_limit;
 
 use crate::cloth::Cloth;
-use crate::collide::ContactReport;
-use crate::collide::proximity::{self, Proximity};
+use crate::collide::proximity::Proximity;
 use crate::error::{Error, Result};
 use crate::model::channel::Channels;
-use crate::step::Integrator;
-use crate::step::{Backend, BackendState, Scales, StepInput, StepReport};
+use crate::step::{Backend, BackendState, Scales, StepInput, StepReport, sequence};
 use glam::{DMat3, DVec3};
-use repulsion::Repulsion;
 use std::sync::Arc;
-use std::time::Instant;
 
 #[derive(Clone)]
 pub struct CpuBackend {
@@ -69,6 +66,9 @@ pub struct CpuBackend {
     stick_target: Vec<DVec3>,
     /// Each vertex's unit normal, for the air's forces.
     normals: Vec<DVec3>,
+    /// The step's self-collision pairs and their springs' system factor.
+    prox: Proximity,
+    spring_scale: f64,
     scratch: hessian::Scratch,
     vectors: pcg::Vectors,
     steps: u64,
@@ -107,6 +107,8 @@ impl CpuBackend {
             stick: vec![0.0; n],
             stick_target: vec![DVec3::ZERO; n],
             normals: vec![DVec3::ZERO; n],
+            prox: Proximity::default(),
+            spring_scale: 0.0,
             scratch: hessian::Scratch::new(&cloth),
             vectors: pcg::Vectors::default(),
             steps: 0,
@@ -150,268 +152,6 @@ impl CpuBackend {
     pub fn warm_start(&self) -> &[DVec3] {
         &self.dv
     }
-
-    /// One step (`Backend::step`), inside the backend's pool.
-    ///
-    /// Backward Euler: one solve `(M + S) dv = h f - S v` at the step's
-    /// start, with the vertices resting on obstacles as constraints (solved
-    /// again when some pull), then the velocity constraints (strain
-    /// limiting, obstacles, self-collision) and `x += h v`.
-    ///
-    /// Bridson et al. 2003 §3's mixed scheme (`Integrator::BridsonMixed`,
-    /// its recommended variable-step variant): elastic forces explicit,
-    /// damping implicit, with `S` holding only the damping blocks scaled by
-    /// `h/2`:
-    /// 1. `v_half = v + h/2 a(x, v_half)`, implicit (a solve at `x^n`);
-    /// 2. the velocity constraints modify `v_half`; `x += h v_half`;
-    /// 3. `v_tilde = v + h/2 a(x^n, v)`, explicit (`v + M^-1 rhs` of 1), plus
-    ///    the constraints' changes to `v_half` (so a stopped vertex stays
-    ///    stopped);
-    /// 4. `v = v_tilde + h/2 a(x^{n+1}, v)`, implicit (a second solve): the
-    ///    trapezoidal rule between `v^n` and `v^{n+1}`.
-    ///
-    /// The channels advance at the evaluation at `x^{n+1}`; the one at `x^n`
-    /// re-evaluates them with no material time (at the positions the last
-    /// step ended at, where the update changes nothing).
-    fn step_in_pool(&mut self, input: &StepInput) -> Result<StepReport> {
-        let h = input.dt;
-        let cloth = Arc::clone(&self.cloth);
-        let mixed = input.integrator == Integrator::BridsonMixed;
-        let t0 = Instant::now();
-        let scales = match mixed {
-            false => Scales::new(h, input.material_dt, cloth.damping),
-            true => Scales::mixed(h, 0.0, cloth.damping),
-        };
-        let sc = input.self_collision;
-        let t_prox = Instant::now();
-        let prox = if sc.enabled {
-            proximity::find(
-                &cloth.mesh.faces,
-                &cloth.topology.edges,
-                &self.x,
-                &cloth.mesh.positions,
-                sc.thickness,
-            )
-        } else {
-            Proximity::default()
-        };
-        let proximity_ms = t_prox.elapsed().as_secs_f64() * 1e3;
-        // Like the GPU's, a step without pairs has no repulsion at all. The
-        // springs are elastic: explicit in the mixed scheme.
-        let repulsion = (!prox.pairs.is_empty()).then_some(Repulsion {
-            prox: &prox,
-            stiffness: sc.stiffness,
-            thickness: sc.thickness,
-            friction: sc.friction,
-            scale: if mixed { 0.0 } else { h * h },
-        });
-        self.stick.fill(0.0);
-        for st in input.sticks {
-            self.stick[st.vertex as usize] = st.stiffness;
-            self.stick_target[st.vertex as usize] = st.target;
-        }
-        self.evaluate(input, &scales, repulsion.as_ref());
-        let mut forces_ms = t0.elapsed().as_secs_f64() * 1e3 - proximity_ms;
-
-        let t1 = Instant::now();
-        let (solve, resting) = self.solve(input, &scales, repulsion.as_ref(), true)?;
-        // Reactions: the handle supplies (A dv - b)/k to each pinned vertex
-        // (k the solve's force factor); the cloth pulls on the handle with
-        // the opposite.
-        let reactions = integrate::reactions(input.pinned, &self.rhs, &self.work, scales.dt);
-        if mixed {
-            integrate::explicit_half(&self.v, &self.rhs, &cloth.mass, &mut self.v_tilde);
-        }
-        integrate::advance_velocity(&mut self.v, &self.dv);
-        let mut solve_ms = t1.elapsed().as_secs_f64() * 1e3;
-
-        // The velocity constraints.
-        let t2 = Instant::now();
-        self.v_before.clone_from(&self.v);
-        if let Some(limit) = &input.strain_limit {
-            strain_limit::limit(&cloth, limit, h, &self.x, &mut self.v, &self.free);
-        }
-        collide::respond(
-            input.grids,
-            input.obstacles,
-            h,
-            &mut self.x,
-            &mut self.v,
-            &self.free,
-            &self.held,
-            &mut self.touched,
-        );
-        if let Some(r) = &repulsion {
-            r.correct(h, &mut self.v, &cloth.mass, &self.free, &self.touched);
-        }
-        if mixed {
-            integrate::carry(&self.v, &self.v_before, &self.free, &mut self.v_tilde);
-        }
-        integrate::advance_position(&mut self.x, &self.v, h);
-        let contact = ContactReport {
-            resting,
-            ..collide::settle(input.grids, input.obstacles, &mut self.x, &self.free, &mut self.touched)
-        };
-        let collide_ms = t2.elapsed().as_secs_f64() * 1e3 + proximity_ms;
-
-        let mut solves = [solve, Default::default()];
-        if mixed {
-            let t3 = Instant::now();
-            std::mem::swap(&mut self.v, &mut self.v_tilde);
-            let end = Scales::mixed(h, input.material_dt, cloth.damping);
-            self.evaluate(input, &end, repulsion.as_ref());
-            forces_ms += t3.elapsed().as_secs_f64() * 1e3;
-            let t4 = Instant::now();
-            solves[1] = self.solve(input, &end, repulsion.as_ref(), false)?.0;
-            integrate::advance_velocity(&mut self.v, &self.dv);
-            solve_ms += t4.elapsed().as_secs_f64() * 1e3;
-        }
-        self.steps += 1;
-        if let Some(i) = self
-            .x
-            .iter()
-            .zip(&self.v)
-            .position(|(x, v)| !x.is_finite() || !v.is_finite())
-        {
-            return Err(Error::Step(format!(
-                "step {}: vertex {i} has a non-finite position or velocity (the step blew up): reduce dt or raise damping",
-                self.steps
-            )));
-        }
-        Ok(StepReport {
-            cg_iterations: solves[0].iterations + solves[1].iterations,
-            cg_residual: solves[0].residual.max(solves[1].residual),
-            reactions,
-            forces_ms,
-            solve_ms,
-            dispatches: 0,
-            contact,
-            collide_ms,
-            proximity_pairs: prox.pairs.len(),
-        })
-    }
-
-    /// Updates the channels and evaluates, at the current `x` and `v`, the
-    /// force (with the repulsion springs, the wind and the sticking springs)
-    /// and the inverse diagonal blocks of the system.
-    fn evaluate(&mut self, input: &StepInput, scales: &Scales, repulsion: Option<&Repulsion>) {
-        let cloth = Arc::clone(&self.cloth);
-        self.forces(input.gravity, scales);
-        if let Some(r) = repulsion {
-            r.forces(&mut self.force);
-        }
-        if input.air.acts() {
-            gather::air(&cloth, &self.faces, &input.air, &mut self.normals, &mut self.force);
-        }
-        if !input.sticks.is_empty() {
-            gather::sticks(&self.stick, &self.stick_target, &self.x, &mut self.force);
-        }
-        let blocks = gather::VertexBlocks::of(input, scales, &self.stick, &self.normals);
-        gather::inverse_diagonal(
-            &cloth,
-            &self.faces,
-            &self.hinges,
-            repulsion,
-            blocks.as_ref(),
-            &mut self.inv_diag,
-        );
-    }
-
-    /// Solves `(M + S) dv = k f - S v` for `dv` (k = `scales.dt`), with
-    /// the pinned vertices' `dv` landing them on their targets and the
-    /// resting contacts held (`to_targets`; the mixed scheme's second solve
-    /// holds the pinned vertices still and has no contacts); leaves the
-    /// right-hand side in `rhs` and `A dv` in `work`, and returns how many
-    /// resting contacts it kept.
-    fn solve(
-        &mut self,
-        input: &StepInput,
-        scales: &Scales,
-        repulsion: Option<&Repulsion>,
-        to_targets: bool,
-    ) -> Result<(pcg::Solve, usize)> {
-        let cloth = Arc::clone(&self.cloth);
-        let blocks = gather::VertexBlocks::of(input, scales, &self.stick, &self.normals);
-        let mut op = hessian::Operator {
-            cloth: &cloth,
-            faces: &self.faces,
-            hinges: &self.hinges,
-            repulsion,
-            blocks: blocks.as_ref(),
-            mass_scale: 0.0,
-        };
-        // rhs = k f - S v.
-        op.apply(&mut self.scratch, &self.v, &mut self.work);
-        integrate::right_hand_side(&self.force, &self.work, scales.dt, &mut self.rhs);
-        op.mass_scale = 1.0;
-        integrate::constrain(
-            input.pinned,
-            if to_targets { Some(input.targets) } else { None },
-            input.dt,
-            &self.x,
-            &self.v,
-            &mut self.dv,
-            &mut self.free,
-        );
-        // Resting contacts: their normal velocity relative to the obstacle
-        // is held inside the solve; a contact whose reaction pulls is
-        // released and the system solved again (Baraff & Witkin 1998 §5).
-        // As on the GPU, only where obstacles may hold some.
-        let holding = to_targets && input.solver.contact_solves > 0 && !input.obstacles.is_empty();
-        let solves = if holding {
-            collide::resting(
-                input.grids,
-                input.obstacles,
-                input.dt,
-                &self.x,
-                &self.v,
-                &self.free,
-                &mut self.rest_normal,
-                &mut self.dv,
-            );
-            input.solver.contact_solves
-        } else {
-            self.rest_normal.fill(DVec3::ZERO);
-            self.held.fill(0.0);
-            1
-        };
-        let (mut solve, mut kept) = (pcg::Solve::default(), 0);
-        for _ in 0..solves {
-            let filter = pcg::Filter {
-                free: &self.free,
-                normals: &self.rest_normal,
-            };
-            let s = pcg::solve(
-                &op,
-                &mut self.scratch,
-                &mut self.vectors,
-                &self.inv_diag,
-                &filter,
-                &self.rhs,
-                &mut self.dv,
-                input.solver.tolerance,
-                input.solver.max_iterations,
-            )?;
-            solve.iterations += s.iterations;
-            solve.residual = s.residual;
-            op.apply(&mut self.scratch, &self.dv, &mut self.work);
-            if !holding {
-                break;
-            }
-            let (released, held) = collide::release(
-                &mut self.rest_normal,
-                &mut self.held,
-                &self.work,
-                &self.rhs,
-                &cloth.mass,
-            );
-            kept = held;
-            if released == 0 {
-                break;
-            }
-        }
-        Ok((solve, kept))
-    }
 }
 
 impl Backend for CpuBackend {
@@ -421,8 +161,8 @@ impl Backend for CpuBackend {
 
     fn step(&mut self, input: &StepInput) -> Result<StepReport> {
         match self.pool.clone() {
-            Some(pool) => pool.install(|| self.step_in_pool(input)),
-            None => self.step_in_pool(input),
+            Some(pool) => pool.install(|| sequence::step(self, input)),
+            None => sequence::step(self, input),
         }
     }
 

@@ -189,15 +189,17 @@ impl Module {
         }
     }
 
-    /// A bind group giving every binding of the file a buffer, by name.
-    pub fn bind_group(&self, ctx: &GpuContext, buffers: &[(&str, &wgpu::Buffer)]) -> Result<wgpu::BindGroup> {
+    /// A bind group giving every binding of the file the buffer `find`
+    /// returns for its name.
+    pub fn bind_group<'a>(
+        &self,
+        ctx: &GpuContext,
+        find: impl Fn(&str) -> Option<&'a wgpu::Buffer>,
+    ) -> Result<wgpu::BindGroup> {
         let mut entries = Vec::new();
         for (name, binding) in &self.bindings {
-            let buffer = buffers
-                .iter()
-                .find(|(n, _)| n == name)
-                .ok_or_else(|| Error::Gpu(format!("shaders/{}.wgsl: no buffer for `{name}`", self.name)))?
-                .1;
+            let buffer =
+                find(name).ok_or_else(|| Error::Gpu(format!("shaders/{}.wgsl: no buffer for `{name}`", self.name)))?;
             entries.push(wgpu::BindGroupEntry {
                 binding: *binding,
                 resource: buffer.as_entire_binding(),

@@ -1,6 +1,7 @@
 //! The one interface the simulation driver uses to step a cloth, whichever
 //! backend computes it, and the settings a step runs under.
 
+pub mod sequence;
 mod settings;
 
 pub use settings::{CORRECTION_ITERATIONS, Integrator, Scales, SelfCollision, SolverSettings, StrainLimit};

@@ -1,0 +1,249 @@
+//! The CPU's execution of the step's stages (`step/sequence.rs`): each
+//! stage runs its kernel files at once, in f64.
+
+use super::repulsion::Repulsion;
+use super::{CpuBackend, collide, gather, hessian, integrate, pcg, strain_limit};
+use crate::collide::ContactReport;
+use crate::collide::proximity::Proximity;
+use crate::error::{Error, Result};
+use crate::step::sequence::{Executor, Solve};
+use crate::step::{Scales, StepInput, StepReport, StrainLimit};
+use glam::DVec3;
+use std::borrow::Cow;
+use std::sync::Arc;
+
+/// The step's repulsion springs, when it has proximity pairs.
+fn repulsion<'a>(prox: &'a Proximity, input: &StepInput, scale: f64) -> Option<Repulsion<'a>> {
+    let sc = input.self_collision;
+    (!prox.pairs.is_empty()).then_some(Repulsion {
+        prox,
+        stiffness: sc.stiffness,
+        thickness: sc.thickness,
+        friction: sc.friction,
+        scale,
+    })
+}
+
+impl Executor for CpuBackend {
+    fn start_positions(&self) -> Result<Cow<'_, [DVec3]>> {
+        Ok(Cow::Borrowed(&self.x))
+    }
+
+    fn load(&mut self, input: &StepInput, prox: Proximity, spring_scale: f64) -> Result<()> {
+        self.prox = prox;
+        self.spring_scale = spring_scale;
+        self.stick.fill(0.0);
+        for st in input.sticks {
+            self.stick[st.vertex as usize] = st.stiffness;
+            self.stick_target[st.vertex as usize] = st.target;
+        }
+        Ok(())
+    }
+
+    fn evaluate(&mut self, input: &StepInput, scales: &Scales) -> Result<()> {
+        let cloth = Arc::clone(&self.cloth);
+        self.forces(input.gravity, scales);
+        let repulsion = repulsion(&self.prox, input, self.spring_scale);
+        if let Some(r) = &repulsion {
+            r.forces(&mut self.force);
+        }
+        if input.air.acts() {
+            gather::air(&cloth, &self.faces, &input.air, &mut self.normals, &mut self.force);
+        }
+        if !input.sticks.is_empty() {
+            gather::sticks(&self.stick, &self.stick_target, &self.x, &mut self.force);
+        }
+        let blocks = gather::VertexBlocks::of(input, scales, &self.stick, &self.normals);
+        gather::inverse_diagonal(
+            &cloth,
+            &self.faces,
+            &self.hinges,
+            repulsion.as_ref(),
+            blocks.as_ref(),
+            &mut self.inv_diag,
+        );
+        Ok(())
+    }
+
+    fn right_hand_side(&mut self, input: &StepInput, scales: &Scales) -> Result<()> {
+        let repulsion = repulsion(&self.prox, input, self.spring_scale);
+        let blocks = gather::VertexBlocks::of(input, scales, &self.stick, &self.normals);
+        let op = hessian::Operator {
+            cloth: &self.cloth,
+            faces: &self.faces,
+            hinges: &self.hinges,
+            repulsion: repulsion.as_ref(),
+            blocks: blocks.as_ref(),
+            mass_scale: 0.0,
+        };
+        op.apply(&mut self.scratch, &self.v, &mut self.work);
+        integrate::right_hand_side(&self.force, &self.work, scales.dt, &mut self.rhs);
+        Ok(())
+    }
+
+    fn prescribe(&mut self, input: &StepInput, to_targets: bool, resting: bool) -> Result<()> {
+        integrate::constrain(
+            input.pinned,
+            if to_targets { Some(input.targets) } else { None },
+            input.dt,
+            &self.x,
+            &self.v,
+            &mut self.dv,
+            &mut self.free,
+        );
+        if resting {
+            collide::resting(
+                input.grids,
+                input.obstacles,
+                input.dt,
+                &self.x,
+                &self.v,
+                &self.free,
+                &mut self.rest_normal,
+                &mut self.dv,
+            );
+        } else {
+            self.rest_normal.fill(DVec3::ZERO);
+            self.held.fill(0.0);
+        }
+        Ok(())
+    }
+
+    fn solve(&mut self, input: &StepInput, scales: &Scales) -> Result<Solve> {
+        let repulsion = repulsion(&self.prox, input, self.spring_scale);
+        let blocks = gather::VertexBlocks::of(input, scales, &self.stick, &self.normals);
+        let op = hessian::Operator {
+            cloth: &self.cloth,
+            faces: &self.faces,
+            hinges: &self.hinges,
+            repulsion: repulsion.as_ref(),
+            blocks: blocks.as_ref(),
+            mass_scale: 1.0,
+        };
+        let filter = pcg::Filter {
+            free: &self.free,
+            normals: &self.rest_normal,
+        };
+        let s = pcg::solve(
+            &op,
+            &mut self.scratch,
+            &mut self.vectors,
+            &self.inv_diag,
+            &filter,
+            &self.rhs,
+            &mut self.dv,
+            input.solver.tolerance,
+            input.solver.max_iterations,
+        )?;
+        op.apply(&mut self.scratch, &self.dv, &mut self.work);
+        Ok(Solve {
+            iterations: s.iterations,
+            residual: s.residual,
+        })
+    }
+
+    fn release(&mut self) -> Result<(usize, usize)> {
+        Ok(collide::release(
+            &mut self.rest_normal,
+            &mut self.held,
+            &self.work,
+            &self.rhs,
+            &self.cloth.mass,
+        ))
+    }
+
+    fn reactions(&mut self, input: &StepInput, k: f64) -> Result<Vec<DVec3>> {
+        Ok(integrate::reactions(input.pinned, &self.rhs, &self.work, k))
+    }
+
+    fn explicit_half(&mut self) -> Result<()> {
+        integrate::explicit_half(&self.v, &self.rhs, &self.cloth.mass, &mut self.v_tilde);
+        Ok(())
+    }
+
+    fn advance_velocity(&mut self) -> Result<()> {
+        integrate::advance_velocity(&mut self.v, &self.dv);
+        Ok(())
+    }
+
+    fn keep_velocity(&mut self) -> Result<()> {
+        self.v_before.clone_from(&self.v);
+        Ok(())
+    }
+
+    fn limit_strain(&mut self, limit: &StrainLimit, h: f64) -> Result<()> {
+        strain_limit::limit(&self.cloth, limit, h, &self.x, &mut self.v, &self.free);
+        Ok(())
+    }
+
+    fn respond(&mut self, input: &StepInput, h: f64) -> Result<()> {
+        collide::respond(
+            input.grids,
+            input.obstacles,
+            h,
+            &mut self.x,
+            &mut self.v,
+            &self.free,
+            &self.held,
+            &mut self.touched,
+        );
+        Ok(())
+    }
+
+    fn correct(&mut self, input: &StepInput, h: f64) -> Result<()> {
+        if let Some(r) = repulsion(&self.prox, input, self.spring_scale) {
+            r.correct(h, &mut self.v, &self.cloth.mass, &self.free, &self.touched);
+        }
+        Ok(())
+    }
+
+    fn carry(&mut self) -> Result<()> {
+        integrate::carry(&self.v, &self.v_before, &self.free, &mut self.v_tilde);
+        Ok(())
+    }
+
+    fn advance_position(&mut self, h: f64) -> Result<()> {
+        integrate::advance_position(&mut self.x, &self.v, h);
+        Ok(())
+    }
+
+    fn settle(&mut self, input: &StepInput) -> Result<ContactReport> {
+        Ok(collide::settle(
+            input.grids,
+            input.obstacles,
+            &mut self.x,
+            &self.free,
+            &mut self.touched,
+        ))
+    }
+
+    fn take_explicit_half(&mut self) -> Result<()> {
+        std::mem::swap(&mut self.v, &mut self.v_tilde);
+        Ok(())
+    }
+
+    fn sync(&mut self) -> Result<()> {
+        Ok(())
+    }
+
+    fn take_dispatches(&mut self) -> u64 {
+        0
+    }
+
+    /// A vertex with a non-finite position or velocity.
+    fn check_finite(&mut self, _: &StepReport) -> Result<()> {
+        self.steps += 1;
+        match self
+            .x
+            .iter()
+            .zip(&self.v)
+            .position(|(x, v)| !x.is_finite() || !v.is_finite())
+        {
+            Some(i) => Err(Error::Step(format!(
+                "step {}: vertex {i} has a non-finite position or velocity (the step blew up): reduce dt or raise damping",
+                self.steps
+            ))),
+            None => Ok(()),
+        }
+    }
+}

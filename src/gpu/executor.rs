@@ -1,0 +1,370 @@
+//! The GPU's execution of the step's stages (`step/sequence.rs`): each
+//! stage records its kernels into the step's command encoder; what the
+//! host needs (the PCG's scalars, released contacts, reactions, contact
+//! figures) is read back, which submits what was recorded before it.
+
+use super::backend::GpuBackend;
+use super::kernel::Pass;
+use super::kernels::{PCG, PLAIN, RHS, WgCollide, WgRepulsion, WgStrainLimit};
+use super::layout::{Displacement, ObstacleGpu, Params, Scalars};
+use crate::collide::ContactReport;
+use crate::collide::proximity::Proximity;
+use crate::error::{Error, Result};
+use crate::step::sequence::{Executor, Solve};
+use crate::step::{CORRECTION_ITERATIONS, Scales, StepInput, StepReport, StrainLimit};
+use bytemuck::Zeroable;
+use glam::DVec3;
+use std::borrow::Cow;
+
+impl GpuBackend {
+    /// Bytes of one per-vertex vec4 buffer.
+    fn vector_bytes(&self) -> u64 {
+        (self.cloth.vertex_count() * 16) as u64
+    }
+
+    /// Records a copy of one per-vertex vector buffer into another.
+    fn copy(&self, from: &str, to: &str) {
+        let (a, b, bytes) = (&self.buffers[from], &self.buffers[to], self.vector_bytes());
+        self.recorder
+            .encode(&self.ctx, |e| e.copy_buffer_to_buffer(a, 0, b, 0, bytes));
+    }
+
+    /// The repulsion kernels when the step has proximity pairs.
+    fn pairs(&self) -> Option<&WgRepulsion> {
+        self.repulsion.as_ref().filter(|_| self.pairs_on)
+    }
+
+    /// The collision kernels when the step has enabled obstacles.
+    fn obstacles(&self) -> Option<&WgCollide> {
+        self.collide.as_ref().filter(|_| self.obstacles_on)
+    }
+
+    /// Records `q = A p` in product mode `mode` (an index into `kernels::MODES`).
+    fn product(&self, pass: &mut Pass, mode: usize) {
+        let h = &self.kernels.hessian;
+        pass.run(&h.face_product);
+        pass.run(&h.hinge_product);
+        pass.run(&h.gather[mode]);
+        if let Some(r) = self.pairs() {
+            pass.run(&r.pair_product);
+            pass.run(&r.gather[mode]);
+        }
+    }
+
+    /// Uploads the scene's obstacle grids and builds the collision kernels,
+    /// unless the same grids are already on the device.
+    fn prepare_collide(&mut self, input: &StepInput) -> Result<()> {
+        if !self.collide.as_ref().is_some_and(|c| c.holds(input.grids)) {
+            let n = self.cloth.vertex_count();
+            self.collide = Some(WgCollide::new(&self.ctx, &mut self.buffers, self.row, input.grids, n)?);
+            self.ctx.check()?;
+        }
+        let obstacles: Vec<ObstacleGpu> = input.obstacles.iter().map(ObstacleGpu::new).collect();
+        let q = &self.ctx.queue;
+        q.write_buffer(&self.buffers["obstacles"], 0, bytemuck::cast_slice(&obstacles));
+        let count = [obstacles.len() as u32, 0, 0, 0];
+        q.write_buffer(&self.buffers["obstacle_count"], 0, bytemuck::cast_slice(&count));
+        Ok(())
+    }
+
+    /// Uploads a step's proximity pairs, first building (or rebuilding
+    /// larger) the repulsion kernels.
+    fn prepare_repulsion(&mut self, input: &StepInput, prox: &Proximity, scale: f64) -> Result<()> {
+        if !self.repulsion.as_ref().is_some_and(|r| r.holds(prox)) {
+            let n = self.cloth.vertex_count();
+            let r = WgRepulsion::new(&self.ctx, &mut self.buffers, self.row, n, prox.pairs.len())?;
+            self.repulsion = Some(r);
+            self.ctx.check()?;
+        }
+        let held = !input.obstacles.is_empty();
+        WgRepulsion::upload(&self.ctx, &self.buffers, prox, &input.self_collision, scale, held);
+        Ok(())
+    }
+
+    /// Builds the strain-limiting kernels on first use and uploads the
+    /// step's limits.
+    fn prepare_limiter(&mut self, limit: &StrainLimit) -> Result<()> {
+        if self.limiter.is_none() {
+            let l = WgStrainLimit::new(&self.ctx, &mut self.buffers, self.row, &self.cloth)?;
+            self.limiter = Some(l);
+        }
+        let params = WgStrainLimit::params(limit, self.cloth.topology.edges.len());
+        self.ctx
+            .queue
+            .write_buffer(&self.buffers["limit_params"], 0, bytemuck::bytes_of(&params));
+        self.ctx.check()
+    }
+}
+
+impl Executor for GpuBackend {
+    fn start_positions(&self) -> Result<Cow<'_, [DVec3]>> {
+        Ok(Cow::Owned(crate::step::Backend::positions(self)?))
+    }
+
+    fn load(&mut self, input: &StepInput, prox: Proximity, spring_scale: f64) -> Result<()> {
+        self.obstacles_on = !input.obstacles.is_empty();
+        self.pairs_on = !prox.pairs.is_empty();
+        if self.obstacles_on {
+            self.prepare_collide(input)?;
+        }
+        if self.pairs_on {
+            self.prepare_repulsion(input, &prox, spring_scale)?;
+        }
+        if let Some(limit) = &input.strain_limit {
+            self.prepare_limiter(limit)?;
+        }
+        let n = self.cloth.vertex_count();
+        let rest = &self.cloth.mesh.positions;
+        let mut free = vec![1u32; n];
+        let mut targets = vec![Displacement::zeroed(); n];
+        for (&i, &t) in input.pinned.iter().zip(input.targets) {
+            free[i as usize] = 0;
+            targets[i as usize] = Displacement::split(t - rest[i as usize]);
+        }
+        let q = &self.ctx.queue;
+        q.write_buffer(&self.buffers["is_free"], 0, bytemuck::cast_slice(&free));
+        q.write_buffer(&self.buffers["targets"], 0, bytemuck::cast_slice(&targets));
+        if !input.sticks.is_empty() {
+            let mut stick = vec![[0.0f32; 4]; n];
+            for st in input.sticks {
+                let d = st.target - rest[st.vertex as usize];
+                stick[st.vertex as usize] = [d.x, d.y, d.z, st.stiffness].map(|c| c as f32);
+            }
+            q.write_buffer(&self.buffers["stick"], 0, bytemuck::cast_slice(&stick));
+        }
+        Ok(())
+    }
+
+    fn evaluate(&mut self, input: &StepInput, scales: &Scales) -> Result<()> {
+        let sticking = !input.sticks.is_empty();
+        let params = Params::new(&self.cloth, input.dt, scales, input.gravity, &input.air, sticking);
+        // The parameters are written before the recorded work that reads
+        // them runs: submit what an earlier stage recorded first.
+        self.recorder.flush(&self.ctx);
+        self.ctx
+            .queue
+            .write_buffer(&self.buffers["params"], 0, bytemuck::bytes_of(&params));
+        let k = &self.kernels;
+        self.recorder.pass(&self.ctx, "element kernels and gather", |pass| {
+            pass.run(&k.membrane.main);
+            pass.run(&k.bending.main);
+            pass.run(&k.gather.main);
+            if let Some(r) = self.pairs() {
+                pass.run(&r.forces);
+                pass.run(&r.precondition);
+            }
+        });
+        Ok(())
+    }
+
+    fn right_hand_side(&mut self, _: &StepInput, _: &Scales) -> Result<()> {
+        self.copy("v", "p");
+        self.recorder.pass(&self.ctx, "right-hand side", |pass| {
+            self.product(pass, RHS);
+            pass.run(&self.kernels.integrate.right_hand_side);
+        });
+        Ok(())
+    }
+
+    fn prescribe(&mut self, _: &StepInput, to_targets: bool, resting: bool) -> Result<()> {
+        let resting = self.obstacles().filter(|_| resting);
+        if resting.is_none() {
+            let normals = &self.buffers["rest_normal"];
+            self.recorder.encode(&self.ctx, |e| e.clear_buffer(normals, 0, None));
+        }
+        let k = &self.kernels.integrate;
+        self.recorder.pass(&self.ctx, "prescribed rows", |pass| {
+            pass.run(if to_targets { &k.constrain } else { &k.hold_pinned });
+            if let Some(c) = resting {
+                pass.run(&c.resting);
+            }
+        });
+        Ok(())
+    }
+
+    fn solve(&mut self, input: &StepInput, _: &Scales) -> Result<Solve> {
+        let init = Scalars {
+            tol2: (input.solver.tolerance * input.solver.tolerance) as f32,
+            max_iterations: input.solver.max_iterations as u32,
+            ..Scalars::default()
+        };
+        self.recorder.flush(&self.ctx);
+        self.ctx
+            .queue
+            .write_buffer(&self.buffers["scalars"], 0, bytemuck::bytes_of(&init));
+        let (pcg, reduce) = (&self.kernels.pcg, &self.kernels.reduce);
+        self.recorder.pass(&self.ctx, "reference residual", |pass| {
+            // The reference residual: the guess with only its prescribed part.
+            pass.run(&pcg.pinned_guess);
+            self.product(pass, PLAIN);
+            pass.run(&pcg.reference_residual);
+            pass.run(&reduce.reference);
+        });
+        // The residual of the warm-started guess.
+        self.copy("dv", "p");
+        self.recorder.pass(&self.ctx, "start", |pass| {
+            self.product(pass, PLAIN);
+            pass.run(&pcg.residual);
+            pass.run(&reduce.start);
+            pass.run(&pcg.first_direction);
+        });
+        let mut s: Scalars = self.read(&self.buffers["scalars"], 1)?[0];
+        let batch = input.solver.readback_interval.max(1);
+        while s.done == 0 {
+            self.recorder.pass(&self.ctx, "pcg iterations", |pass| {
+                for _ in 0..batch {
+                    self.product(pass, PCG);
+                    pass.run(&reduce.alpha);
+                    pass.run(&pcg.update);
+                    pass.run(&reduce.beta);
+                    pass.run(&pcg.direction);
+                }
+            });
+            s = self.read(&self.buffers["scalars"], 1)?[0];
+        }
+        if s.broke != 0 {
+            return Err(Error::Step(format!(
+                "conjugate gradients broke down at iteration {} (p.Ap = {}): the system is not positive definite \
+                 or the state blew up; reduce dt",
+                s.iterations, s.pq
+            )));
+        }
+        // The prescribed solution and `A dv` in `q` (for the reactions and
+        // the contacts' release).
+        self.recorder
+            .pass(&self.ctx, "prescribed solution", |pass| pass.run(&pcg.zero_free));
+        self.copy("dv", "p");
+        self.recorder.pass(&self.ctx, "A dv", |pass| self.product(pass, PLAIN));
+        Ok(Solve {
+            iterations: s.iterations as usize,
+            residual: if s.zero == 0 {
+                ((s.rr / s.rr_ref) as f64).sqrt()
+            } else {
+                0.0
+            },
+        })
+    }
+
+    fn release(&mut self) -> Result<(usize, usize)> {
+        let Some(c) = self.obstacles() else {
+            return Ok((0, 0));
+        };
+        let released = &self.buffers["released"];
+        self.recorder.encode(&self.ctx, |e| e.clear_buffer(released, 0, None));
+        self.recorder
+            .pass(&self.ctx, "release contacts", |pass| pass.run(&c.release));
+        let counts = self.read::<u32>(released, 2)?;
+        Ok((counts[0] as usize, counts[1] as usize))
+    }
+
+    fn reactions(&mut self, input: &StepInput, _: f64) -> Result<Vec<DVec3>> {
+        let k = &self.kernels.integrate;
+        self.recorder
+            .pass(&self.ctx, "reactions", |pass| pass.run(&k.reactions));
+        if input.pinned.is_empty() {
+            return Ok(Vec::new());
+        }
+        let all = self.read_vec3("reaction")?;
+        Ok(input.pinned.iter().map(|&i| all[i as usize]).collect())
+    }
+
+    fn explicit_half(&mut self) -> Result<()> {
+        let k = &self.kernels.integrate;
+        self.recorder
+            .pass(&self.ctx, "explicit half step", |pass| pass.run(&k.explicit_half));
+        Ok(())
+    }
+
+    fn advance_velocity(&mut self) -> Result<()> {
+        let k = &self.kernels.integrate;
+        self.recorder
+            .pass(&self.ctx, "velocity update", |pass| pass.run(&k.advance_velocity));
+        Ok(())
+    }
+
+    fn keep_velocity(&mut self) -> Result<()> {
+        self.copy("v", "v_before");
+        Ok(())
+    }
+
+    fn limit_strain(&mut self, limit: &StrainLimit, _: f64) -> Result<()> {
+        if let Some(l) = &self.limiter {
+            self.recorder.pass(&self.ctx, "strain limiting", |pass| {
+                for _ in 0..limit.iterations {
+                    pass.run(&l.edge_request);
+                    pass.run(&l.apply_requests);
+                }
+            });
+        }
+        Ok(())
+    }
+
+    fn respond(&mut self, _: &StepInput, _: f64) -> Result<()> {
+        if let Some(c) = self.obstacles() {
+            self.recorder
+                .pass(&self.ctx, "obstacle response", |pass| pass.run(&c.respond));
+        }
+        Ok(())
+    }
+
+    fn correct(&mut self, _: &StepInput, _: f64) -> Result<()> {
+        if let Some(r) = self.pairs() {
+            self.recorder.pass(&self.ctx, "self-collision impulses", |pass| {
+                for _ in 0..CORRECTION_ITERATIONS {
+                    pass.run(&r.pair_impulse);
+                    pass.run(&r.apply_impulses);
+                }
+            });
+        }
+        Ok(())
+    }
+
+    fn carry(&mut self) -> Result<()> {
+        let k = &self.kernels.integrate;
+        self.recorder.pass(&self.ctx, "carry", |pass| pass.run(&k.carry));
+        Ok(())
+    }
+
+    fn advance_position(&mut self, _: f64) -> Result<()> {
+        let k = &self.kernels.integrate;
+        self.recorder
+            .pass(&self.ctx, "position update", |pass| pass.run(&k.advance_position));
+        Ok(())
+    }
+
+    fn settle(&mut self, _: &StepInput) -> Result<ContactReport> {
+        let Some(c) = self.obstacles() else {
+            return Ok(ContactReport::default());
+        };
+        self.recorder.pass(&self.ctx, "settle", |pass| pass.run(&c.settle));
+        let contact: Vec<[f32; 2]> = self.read(&self.buffers["contact"], self.cloth.vertex_count())?;
+        Ok(ContactReport {
+            contacts: contact.iter().filter(|c| c[0] != 0.0).count(),
+            penetration: contact.iter().fold(0.0f64, |m, c| m.max(-c[1] as f64)),
+            resting: 0,
+        })
+    }
+
+    fn take_explicit_half(&mut self) -> Result<()> {
+        self.copy("v_tilde", "v");
+        Ok(())
+    }
+
+    fn sync(&mut self) -> Result<()> {
+        self.recorder.sync(&self.ctx)
+    }
+
+    fn take_dispatches(&mut self) -> u64 {
+        self.recorder.take_dispatches()
+    }
+
+    fn check_finite(&mut self, report: &StepReport) -> Result<()> {
+        self.recorder.flush(&self.ctx);
+        if !report.cg_residual.is_finite() {
+            return Err(Error::Step(
+                "the solve produced a non-finite residual (the step blew up): reduce dt".into(),
+            ));
+        }
+        self.ctx.check()
+    }
+}
