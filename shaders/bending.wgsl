@@ -3,7 +3,7 @@
 // channel's friction/plastic update, the hinge force coefficient
 // -(m + w friction stress) and its system coefficient
 // elastic dm/dtheta + w c (friction k_f + damping D) + damping k_d |E|, where
-// m is the discrete shell's k_b s_e (strain - eps_p) (MODEL.md "Bending") or
+// m is the discrete shell's k_b s_e (strain - eps_p) (docs/physics.md "Bending") or
 // Bridson 2003 §4's 4 k_b s (sin(theta/2) - sin(theta_bar/2)) with
 // s = 2 |E|^2 / (|N1| + |N2|) now (model/bending.rs `elastic`).
 

@@ -1,7 +1,7 @@
 // Per-face kernel (CPU twin: src/cpu/membrane.rs): updates the face's three
 // in-plane channels (e_uu, e_vv, e_uv) at the step's start state, then writes
 // the membrane stress vectors A (P_u, P_v) and the face's system block
-// (MODEL.md "Membrane"; the paper's §3.4, Eq. 15-16).
+// (docs/physics.md "Membrane"; the paper's §3.4, Eq. 15-16).
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> faces: array<vec4<u32>>;

@@ -1,8 +1,8 @@
-//! `crease bench twist`: the paper's Table 1 setting (MODEL.md): the twist
-//! cylinder (r 0.04 m, h 0.11 m, bottom ring fixed, top ring turned at
-//! 180 deg/s), no obstacles (self-collision as the scene has it: on), 1 ms
-//! steps, refined by an integer factor k to
-//! 64k segments x (27k + 1) rings: 1792, 7040, 27904 vertices for k = 1, 2, 4.
+//! `crease bench twist`: the paper's Table 1 setting (docs/physics.md "The
+//! paper's figures"): the twist cylinder (r 0.04 m, h 0.11 m, bottom ring
+//! fixed, top ring turned at 180 deg/s), no obstacles (self-collision as
+//! the scene has it: on), 1 ms steps, refined by an integer factor k to 64k
+//! segments x (27k + 1) rings: 1792, 7040, 27904 vertices for k = 1, 2, 4.
 //! With an obstacle: a rod inside the cylinder that its twisted wall wraps
 //! onto ([`ROD`]), to time the collision kernels.
 

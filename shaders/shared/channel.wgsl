@@ -1,6 +1,6 @@
 // One strain channel's per-step friction and plasticity update: the GPU twin
 // of model/channel.rs (`Channel::update`), model/friction.rs and
-// model/plastic.rs. MODEL.md gives the algorithms (the paper's Alg. 1-2,
+// model/plastic.rs. docs/physics.md gives the algorithms (the paper's Alg. 1-2,
 // Eq. 7-14; Miguel 2013 Eq. 3 and 9 for Dahl).
 
 fn sign_of(x: f32) -> f32 {

@@ -1,6 +1,6 @@
 //! Per-hinge kernel: dihedral angle and bending mode at the step's start
 //! positions, the bending channel's friction/plastic update, the hinge force
-//! and its coefficient in the implicit system (MODEL.md "Bending", "Internal
+//! and its coefficient in the implicit system (docs/physics.md "Bending", "Internal
 //! friction", "Plasticity"; the paper's Eq. 5-14).
 
 use super::membrane::FaceStates;

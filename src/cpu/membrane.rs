@@ -1,7 +1,7 @@
 //! Per-face kernel: the face's three in-plane channels (e_uu, e_vv, e_uv)
 //! are updated at the step's start state, then the membrane stress vectors
 //! and the face's linearisation for the implicit system are written
-//! (MODEL.md "Membrane", the paper's §3.4 Eq. 15-16).
+//! (docs/physics.md "Membrane", the paper's §3.4 Eq. 15-16).
 
 use crate::cloth::Cloth;
 use crate::model::channel::ChannelState;

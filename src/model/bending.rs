@@ -1,4 +1,4 @@
-//! Discrete-shell bending on one hinge (MODEL.md "Bending"; the paper's
+//! Discrete-shell bending on one hinge (docs/physics.md "Bending"; the paper's
 //! Eq. 5-6; Bridson et al. 2003 §4 for the bending mode).
 //!
 //! Hinge `x = [x0, x1, x2, x3]`: edge x0 -> x1, face A = (x0, x1, x2) and face
@@ -15,7 +15,7 @@
 //! mode free of translation and rotation.
 //!
 //! Two elastic forces act along that mode, `-m dtheta/dx` (`elastic`):
-//! the discrete shell's `m = k_b s_e (theta - theta_bar)` (MODEL.md, Eq. 5),
+//! the discrete shell's `m = k_b s_e (theta - theta_bar)` (docs/physics.md, Eq. 5),
 //! and Bridson et al. 2003 §4's `m = k_e |E|^2 / (|N1| + |N2|) (sin(theta/2) -
 //! sin(theta_bar/2))` with the current edge and normals, which stays bounded
 //! as a hinge folds flat. Here `theta_bar` is the rest angle plus the

@@ -1,6 +1,6 @@
 //! Materials: elastic constants, the friction and plasticity models of each
 //! channel family with their parameters, and the presets of the paper's
-//! Appendix C tables and of Miguel et al. 2013 (MODEL.md "Parameter tables").
+//! Appendix C tables and of Miguel et al. 2013 (docs/physics.md "Parameters").
 
 use super::bending::{BendingModel, BendingStrain};
 use super::channel::{Channel, FrictionModel, Models, PlasticModel};

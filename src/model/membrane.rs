@@ -1,4 +1,4 @@
-//! Orthotropic StVK membrane on one triangle (MODEL.md "Membrane"; the
+//! Orthotropic StVK membrane on one triangle (docs/physics.md "Membrane"; the
 //! paper's Eq. 2-4 with the Voigt strain of §3.4).
 //!
 //! `F = Ds Dm^-1` maps material (warp u, weft v) directions to the world, so its

@@ -2,7 +2,7 @@
 //! and a plastic part, `eps = eps_e + eps_p`, and `eps_p` shifts the channel's
 //! rest value (it has no derivative in the Jacobian).
 //!
-//! - **Hardening** (the paper's §3.3, Eq. 10-14, Alg. 2; MODEL.md): the
+//! - **Hardening** (the paper's §3.3, Eq. 10-14, Alg. 2; docs/physics.md): the
 //!   hardening modulus `K_h = K_h0 (1 - g (1 - exp(-t_p / tau)))` decays while
 //!   the deformation is held, which lowers the yield strain
 //!   `eps_Y = eps_Y0 + eps_hp K_h / k` and lets more strain flow into `eps_p`:

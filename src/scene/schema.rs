@@ -385,8 +385,8 @@ pub struct PhaseSpec {
     /// handles hold still, released ones stay free).
     #[serde(default)]
     pub handles: BTreeMap<String, Action>,
-    /// Seconds of material time the phase stands for (MODEL.md "Time
-    /// elapse"); 0 = the phase's own duration.
+    /// Seconds of material time the phase stands for (docs/physics.md
+    /// "Material time"); 0 = the phase's own duration.
     #[serde(default)]
     pub material_time: f64,
     /// What each obstacle does; obstacles not named keep their state.

@@ -152,7 +152,7 @@ impl Simulation {
         self.steps
     }
 
-    /// Material time elapsed (MODEL.md "Time elapse"), seconds.
+    /// Material time elapsed (docs/physics.md "Material time"), seconds.
     pub fn material_time(&self) -> f64 {
         self.material_time
     }

@@ -17,7 +17,7 @@ use std::sync::Arc;
 pub struct StepInput<'a> {
     pub dt: f64,
     /// Material time the step stands for (the friction and plastic clocks
-    /// advance by it; MODEL.md "Time elapse").
+    /// advance by it; docs/physics.md "Material time").
     pub material_dt: f64,
     pub gravity: DVec3,
     /// Hard-pinned vertices (sorted) and where each must be at the step's end.

@@ -1,0 +1,117 @@
+//! `crease bench`: the paper's Table 1 timing, per backend.
+
+use super::{BackendChoice, make_backend, resolve};
+use anyhow::{Context, Result, bail};
+use clap::Subcommand;
+use crease::gpu::GpuContext;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+#[derive(Subcommand)]
+pub enum BenchKind {
+    /// The paper's Table 1 twist (1 ms steps, no obstacles; self-collision
+    /// on unless --set self_collision.enabled=false).
+    Twist {
+        /// Target vertex counts, comma-separated (each rounded to the
+        /// nearest 64k x (27k+1) cylinder).
+        #[arg(long, value_delimiter = ',', default_value = "2000,7000,27000")]
+        vertices: Vec<usize>,
+        /// Steps to time per size.
+        #[arg(long, default_value_t = 20)]
+        steps: u64,
+        /// Also write the rows as JSON here.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        #[arg(long, value_enum, default_value = "auto")]
+        backend: BackendChoice,
+        /// Override a scene field of the twist: PATH=VALUE (repeatable).
+        #[arg(long = "set", value_name = "PATH=VALUE")]
+        set: Vec<String>,
+        /// Put a rod inside the cylinder (3.5 cm capsule) to time collisions.
+        #[arg(long)]
+        obstacle: bool,
+    },
+}
+
+pub fn bench(which: BenchKind) -> Result<()> {
+    match which {
+        BenchKind::Twist {
+            vertices,
+            steps,
+            json,
+            backend,
+            mut set,
+            obstacle,
+        } => {
+            if obstacle {
+                set.insert(0, crease::bench::ROD.to_string());
+            }
+            if steps == 0 {
+                bail!("argument --steps: must be at least 1");
+            }
+            let backends = match backend {
+                BackendChoice::Both => vec![BackendChoice::Cpu, BackendChoice::Gpu],
+                other => vec![resolve(other)],
+            };
+            let mut rows = Vec::new();
+            println!(
+                "{:>8} {:>8} {:>6} {:>10} {:>10} {:>10} {:>10} {:>8} {:>9} {:>8} {:>10} {:>11} {:>8} {:>8}",
+                "backend",
+                "vertices",
+                "steps",
+                "ms/step",
+                "forces_ms",
+                "solve_ms",
+                "collide_ms",
+                "contacts",
+                "other_ms",
+                "cg_iter",
+                "dispatch",
+                "bytes/iter",
+                "pcg_GB/s",
+                "copy_GB/s"
+            );
+            for target in vertices {
+                for &b in &backends {
+                    let scene = crease::bench::twist_scene(crease::bench::refinement(target), &set)?;
+                    let cloth = Arc::clone(&scene.cloth);
+                    let backend = make_backend(b, &scene)?;
+                    let mut row = crease::bench::run_twist(scene, backend, steps)?;
+                    if b == BackendChoice::Gpu {
+                        crease::bench::gpu_figures(&mut row, &cloth, &GpuContext::new()?)?;
+                    }
+                    let opt = |v: Option<f64>, digits: usize| v.map(|x| format!("{x:.digits$}")).unwrap_or("-".into());
+                    println!(
+                        "{:>8} {:>8} {:>6} {:>10.2} {:>10.2} {:>10.2} {:>10.2} {:>8.0} {:>9.2} {:>8.1} {:>10} {:>11} {:>8} {:>8}",
+                        row.backend,
+                        row.vertices,
+                        row.steps,
+                        row.ms_per_step,
+                        row.forces_ms,
+                        row.solve_ms,
+                        row.collide_ms,
+                        row.contacts,
+                        row.other_ms,
+                        row.cg_iterations,
+                        opt(row.dispatches_per_step, 0),
+                        opt(row.bytes_per_iteration.map(|b| b as f64), 0),
+                        opt(row.pcg_gbps, 2),
+                        opt(row.copy_gbps, 2),
+                    );
+                    rows.push(row);
+                }
+            }
+            if let Some(path) = json {
+                let name = if backends.len() > 1 {
+                    "both".to_string()
+                } else {
+                    rows.first().map(|r| r.backend.clone()).unwrap_or_default()
+                };
+                let v = serde_json::json!({ "backend": name, "rows": rows });
+                crease::util::write_atomic(&path, serde_json::to_string_pretty(&v)?.as_bytes())
+                    .with_context(|| format!("writing {}", path.display()))?;
+            }
+        }
+    }
+    Ok(())
+}

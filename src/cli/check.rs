@@ -1,0 +1,157 @@
+//! `crease check` and `crease scenes`: a scene resolved, and the built-in scenes.
+
+use anyhow::Result;
+use crease::model::channel::{Channel, FrictionModel, PlasticModel};
+use crease::scene::{self, Action, ObstacleAction, Scene};
+
+#[derive(clap::Args)]
+pub struct CheckArgs {
+    pub scene: String,
+    #[arg(long = "set", value_name = "PATH=VALUE")]
+    pub set: Vec<String>,
+}
+
+pub fn check(args: CheckArgs) -> Result<()> {
+    let CheckArgs { scene, set } = args;
+    let s = scene::load(&scene, &set)?;
+    print_scene(&s);
+    Ok(())
+}
+
+/// `crease scenes`.
+pub fn scenes() -> Result<()> {
+    for (name, text) in scene::BUILTIN {
+        println!("{name:18} {}", scene::builtin_description(text));
+    }
+    Ok(())
+}
+
+fn print_scene(s: &Scene) {
+    let c = &s.cloth;
+    println!("scene {} ({})", s.name, s.source);
+    if !s.description.is_empty() {
+        println!("  {}", s.description);
+    }
+    println!(
+        "  dt {} s, gravity {:?}, solver tolerance {} max {} iterations, {}",
+        s.dt,
+        s.gravity.to_array(),
+        s.solver.tolerance,
+        s.solver.max_iterations,
+        match s.solver.contact_solves {
+            0 => "no resting contacts".to_string(),
+            n => format!("resting contacts (up to {n} solves a step)"),
+        }
+    );
+    println!(
+        "  mesh {}: {} vertices, {} faces, {} hinges, {} boundary edges",
+        c.mesh.name,
+        c.vertex_count(),
+        c.mesh.faces.len(),
+        c.topology.hinges.len(),
+        c.topology.boundary_edges.len()
+    );
+    let m = &c.material;
+    println!(
+        "  material: density {} kg/m^2, bending {} N m, stretching k11 {} k12 {} k22 {} k33 {} N/m; damping {} s",
+        m.density, m.bending, m.stretching.k11, m.stretching.k12, m.stretching.k22, m.stretching.k33, c.damping
+    );
+    // Enum values as scenes spell them.
+    let name = |v: serde_json::Value| v.as_str().unwrap_or("?").to_string();
+    let friction = |model: FrictionModel, ch: &Channel| match model {
+        FrictionModel::Dwell => format!(
+            "dwell (stiffness {}, eps_0 {}, eps_inf {}, tau {} s)",
+            ch.dwell.stiffness, ch.dwell.eps_0, ch.dwell.eps_inf, ch.dwell.tau
+        ),
+        FrictionModel::Dahl => format!("dahl (a {}, b {}, tau {})", ch.dahl.a, ch.dahl.b, ch.dahl.tau),
+        FrictionModel::None => "none".to_string(),
+    };
+    let plastic = |model: PlasticModel| name(serde_json::json!(model));
+    println!(
+        "  bending: {} model on the {} strain, friction {}, plasticity {}",
+        name(serde_json::json!(m.bending_model)),
+        name(serde_json::json!(m.bending_strain)),
+        friction(m.bending_models.friction, &m.bending_channel),
+        plastic(m.bending_models.plasticity)
+    );
+    println!(
+        "  in-plane (uu channel): friction {}, plasticity {}",
+        friction(m.in_plane_models.friction, &m.in_plane_channels[0]),
+        plastic(m.in_plane_models.plasticity)
+    );
+    if c.initial_channels.is_some() {
+        println!("  starts deformed, its channels loaded as if rolled there (cloth.roll)");
+    }
+    let sc = &s.self_collision;
+    if sc.enabled {
+        println!(
+            "  self-collision: thickness {} m, stiffness {} N/m, friction {}",
+            sc.thickness, sc.stiffness, sc.friction
+        );
+    } else {
+        println!("  self-collision: off");
+    }
+    for h in &s.handles {
+        let axis = h
+            .torque_axis
+            .map(|a| {
+                format!(
+                    ", torque about {:?} through {:?}",
+                    a.direction.to_array(),
+                    a.point.to_array()
+                )
+            })
+            .unwrap_or_default();
+        println!("  handle {}: {} vertices{axis}", h.name, h.vertices.len());
+    }
+    for o in &s.obstacles {
+        let g = &o.grid;
+        println!(
+            "  obstacle {}: friction {}, thickness {} m, grid {} x {} x {} at {} m ({:.1} MiB){}",
+            o.name,
+            o.friction,
+            o.thickness,
+            g.dims[0],
+            g.dims[1],
+            g.dims[2],
+            g.cell,
+            g.bytes() as f64 / (1 << 20) as f64,
+            if o.enabled { "" } else { ", added later" }
+        );
+    }
+    for p in &s.phases {
+        let mut actions: Vec<String> = s
+            .handles
+            .iter()
+            .zip(&p.actions)
+            .filter_map(|(h, a)| {
+                a.as_ref().map(|a| match a {
+                    Action::Hold => format!("{} hold", h.name),
+                    Action::Release => format!("{} release", h.name),
+                    Action::Move(m) => format!("{} move {:?}", h.name, m),
+                })
+            })
+            .collect();
+        actions.extend(s.obstacles.iter().zip(&p.obstacle_actions).filter_map(|(o, a)| {
+            a.as_ref().map(|a| match a {
+                ObstacleAction::Hold => format!("{} hold", o.name),
+                ObstacleAction::Remove => format!("{} remove", o.name),
+                ObstacleAction::Add => format!("{} add", o.name),
+                ObstacleAction::Move(m) => format!("{} move {:?}", o.name, m),
+            })
+        }));
+        println!(
+            "  phase {}: {} steps ({} s), material time {} s{}",
+            p.name,
+            p.steps,
+            p.steps as f64 * s.dt,
+            p.material_time,
+            if actions.is_empty() {
+                String::new()
+            } else {
+                format!("; {}", actions.join(", "))
+            }
+        );
+    }
+    println!("  output every {} s ({} steps)", s.frame_interval, s.frame_steps());
+}

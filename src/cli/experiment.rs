@@ -1,0 +1,70 @@
+//! `crease experiment`: every variant of one of the papers' experiments, and its table.
+
+use super::{BackendChoice, make_backend, make_renderer, resolve};
+use anyhow::Result;
+use crease::scene::Scene;
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct ExperimentArgs {
+    pub name: String,
+    /// Output folder (default: out/<experiment>); each variant's run
+    /// goes to DIR/<variant>/.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    #[arg(long, value_enum, default_value = "auto")]
+    pub backend: BackendChoice,
+    /// Override a field of every variant's scene: PATH=VALUE (repeatable).
+    #[arg(long = "set", value_name = "PATH=VALUE")]
+    pub set: Vec<String>,
+    /// No per-variant progress lines.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+pub fn experiment(args: ExperimentArgs) -> Result<()> {
+    let ExperimentArgs {
+        name,
+        out,
+        backend,
+        set,
+        quiet,
+    } = args;
+    let exp = crease::experiment::find(&name)?;
+    let out_dir = out.unwrap_or_else(|| PathBuf::from("out").join(&name));
+    let count = exp.variants.len();
+    // Resolved once, not per variant (each would probe the GPU).
+    let backend = resolve(backend);
+    let renderer = make_renderer(backend)?;
+    let result = crease::experiment::run(
+        &exp,
+        &set,
+        &out_dir,
+        &|scene: &Scene| make_backend(backend, scene),
+        &renderer,
+        &mut |k, variant| {
+            if !quiet {
+                eprintln!("[{}/{count}] {name}: {variant}", k + 1);
+            }
+        },
+    )?;
+    print!("{:<24}", "variant");
+    for c in exp.columns {
+        print!(" {c:>26}");
+    }
+    println!(" {:>9}", "wall_s");
+    for v in result["variants"].as_array().into_iter().flatten() {
+        print!("{:<24}", v["name"].as_str().unwrap_or(""));
+        for c in exp.columns {
+            let value = v["derived"][*c].as_f64().or(v["summary"]["final"][*c].as_f64());
+            print!(" {:>26.6}", value.unwrap_or(f64::NAN));
+        }
+        println!(" {:>9.1}", v["summary"]["wall_seconds"].as_f64().unwrap_or(0.0));
+    }
+    println!(
+        "-> {}, {}",
+        out_dir.join("experiment.json").display(),
+        out_dir.join("sheet.png").display()
+    );
+    Ok(())
+}

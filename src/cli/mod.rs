@@ -1,0 +1,88 @@
+//! The subcommands, a file each; `main.rs` holds only the command line's
+//! shape and the dispatch. Everything printed is printed here: the library
+//! returns values and errors.
+
+pub mod bench;
+pub mod check;
+pub mod experiment;
+pub mod fit;
+pub mod info;
+#[cfg(feature = "preview")]
+pub mod preview;
+pub mod render;
+pub mod run;
+pub mod validate;
+
+use anyhow::{Result, bail};
+use clap::ValueEnum;
+use crease::cpu::CpuBackend;
+use crease::gpu::{GpuBackend, GpuContext};
+use crease::scene::Scene;
+use crease::step::Backend;
+use std::sync::Arc;
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BackendChoice {
+    /// The GPU when wgpu finds an adapter, else the CPU (with a notice).
+    Auto,
+    /// The f32 wgpu compute backend.
+    Gpu,
+    /// The f64 CPU reference (rayon).
+    Cpu,
+    /// Both, one after the other (bench only).
+    Both,
+}
+
+/// Resolves `auto` once: the GPU if an adapter opens, else the CPU with a
+/// one-line notice naming the reason.
+pub fn resolve(choice: BackendChoice) -> BackendChoice {
+    if choice != BackendChoice::Auto {
+        return choice;
+    }
+    match GpuContext::new() {
+        Ok(_) => BackendChoice::Gpu,
+        Err(e) => {
+            eprintln!("notice: running on the CPU backend: {e}");
+            BackendChoice::Cpu
+        }
+    }
+}
+
+/// Option `arg`, when given, is a positive number of seconds.
+pub fn check_seconds(arg: &str, value: Option<f64>) -> Result<()> {
+    if let Some(t) = value.filter(|t| !(t.is_finite() && *t > 0.0)) {
+        bail!("argument {arg}: must be a positive number of seconds, got {t}");
+    }
+    Ok(())
+}
+
+/// Whether a command that runs on one backend runs on the GPU: `auto`
+/// resolved, `both` refused.
+pub fn on_gpu(choice: BackendChoice) -> crease::Result<bool> {
+    match resolve(choice) {
+        BackendChoice::Gpu => Ok(true),
+        BackendChoice::Cpu | BackendChoice::Auto => Ok(false),
+        BackendChoice::Both => Err(crease::Error::Argument {
+            arg: "--backend both".into(),
+            message: "runs both backends only in `crease bench`; use auto, gpu or cpu".into(),
+        }),
+    }
+}
+
+/// The GPU renderer when the choice allows and an adapter opens, else the
+/// CPU rasterizer.
+pub fn make_renderer(choice: BackendChoice) -> crease::Result<crease::render::Renderer> {
+    Ok(if on_gpu(choice)? {
+        crease::render::Renderer::Gpu(Box::new(GpuContext::new()?))
+    } else {
+        crease::render::Renderer::Cpu
+    })
+}
+
+pub fn make_backend(choice: BackendChoice, scene: &Scene) -> crease::Result<Box<dyn Backend>> {
+    Ok(if on_gpu(choice)? {
+        Box::new(GpuBackend::new(Arc::clone(&scene.cloth))?)
+    } else {
+        Box::new(CpuBackend::new(Arc::clone(&scene.cloth)))
+    })
+}

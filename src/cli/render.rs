@@ -1,0 +1,113 @@
+//! `crease render` and `crease plot`: pictures of frames, and charts of metrics.
+
+use super::{BackendChoice, make_renderer};
+use anyhow::{Result, bail};
+use clap::ValueEnum;
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct RenderArgs {
+    /// A run folder or an OBJ file.
+    pub path: PathBuf,
+    /// Default: DIR/render.png, or the OBJ's path with .png.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Frame number of a run folder (default: the last).
+    #[arg(long)]
+    pub frame: Option<usize>,
+    /// Picture size, WIDTHxHEIGHT.
+    #[arg(long, default_value = "1024x768")]
+    pub size: String,
+    /// Direction from the cloth to the camera, X,Y,Z.
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
+    pub view: Option<Vec<f64>>,
+    #[arg(long, value_enum, default_value = "plain")]
+    pub colour: ColourChoice,
+    /// Where to draw: auto (the GPU when an adapter opens), gpu, or cpu
+    /// (the rasterizer twin of the render shader).
+    #[arg(long, value_enum, default_value = "auto")]
+    pub backend: BackendChoice,
+}
+
+pub fn render(args: RenderArgs) -> Result<()> {
+    let RenderArgs {
+        path,
+        out,
+        frame,
+        size,
+        view,
+        colour,
+        backend,
+    } = args;
+    let (width, height) = parse_size(&size)?;
+    let source = crease::render::source::load(&path, frame)?;
+    let view = match view.as_deref() {
+        Some(&[x, y, z]) => glam::DVec3::new(x, y, z),
+        Some(other) => bail!("argument --view: {other:?} is not three numbers X,Y,Z"),
+        None => crease::render::VIEW,
+    };
+    let colour = match colour {
+        ColourChoice::Plain => crease::render::Colour::Plain,
+        ColourChoice::Bend => crease::render::Colour::Bend,
+    };
+    let renderer = make_renderer(backend)?;
+    let image = crease::render::render(&renderer, &source, colour, view, width, height)?;
+    let out = out.unwrap_or_else(|| {
+        if path.is_dir() {
+            path.join("render.png")
+        } else {
+            path.with_extension("png")
+        }
+    });
+    image.save(&out)?;
+    println!(
+        "wrote {} ({}, {})",
+        out.display(),
+        source.path.display(),
+        renderer.name()
+    );
+    Ok(())
+}
+
+#[derive(clap::Args)]
+pub struct PlotArgs {
+    /// A run folder, or a metrics.csv.
+    pub dir: PathBuf,
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Draw this column in a panel of its own (repeatable).
+    #[arg(long = "column", value_name = "NAME")]
+    pub columns: Vec<String>,
+}
+
+pub fn plot(args: PlotArgs) -> Result<()> {
+    let PlotArgs { dir, out, columns } = args;
+    let path = crease::plot::plot_run(&dir, out.as_deref(), &columns)?;
+    println!("wrote {}", path.display());
+    Ok(())
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColourChoice {
+    /// Cloth colours: the wrinkles in light and shade.
+    Plain,
+    /// |theta - theta_rest| per vertex (run folders: against frame 0).
+    Bend,
+}
+
+/// `WIDTHxHEIGHT`.
+fn parse_size(size: &str) -> crease::Result<(u32, u32)> {
+    let bad = || crease::Error::Argument {
+        arg: "--size".into(),
+        message: format!("{size:?} is not WIDTHxHEIGHT (e.g. 1024x768)"),
+    };
+    let (w, h) = size.split_once('x').ok_or_else(bad)?;
+    let (w, h): (u32, u32) = (
+        w.trim().parse().map_err(|_| bad())?,
+        h.trim().parse().map_err(|_| bad())?,
+    );
+    if w == 0 || h == 0 || w > 16384 || h > 16384 {
+        return Err(bad());
+    }
+    Ok((w, h))
+}
