@@ -1,6 +1,7 @@
 //! Scenes: the JSON format (`schema`), `--set` overrides, the built-in scenes
 //! embedded in the binary, and validation into a ready-to-run [`Scene`].
 
+mod cloth_mesh;
 mod material;
 mod obstacles;
 mod overrides;

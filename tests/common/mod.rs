@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub mod parity;
+
 use crease::experiment;
 use crease::gpu::GpuContext;
 use crease::measure::Measures;

@@ -2,12 +2,17 @@
 //! `resolve.rs` turns it into a validated [`super::Scene`].
 
 use crate::mesh::Pattern;
-use crate::model::channel::{FrictionModel, PlasticModel};
 use crate::step::{Integrator, SelfCollision, SolverSettings, StrainLimit};
 use glam::DVec3;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer};
 use std::collections::BTreeMap;
+
+mod material;
+mod obstacle;
+
+pub use material::{FrictionSpec, MaterialFields, MaterialSpec, PerChannel, PlasticSpec};
+pub use obstacle::{BoundsSpec, ObstacleAction, ObstacleSpec, ShapeSpec};
 
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
@@ -210,137 +215,8 @@ pub struct ObjSpec {
     pub uv_scale: f64,
 }
 
-fn one() -> f64 {
+pub(super) fn one() -> f64 {
     1.0
-}
-
-/// A preset name, or an object with an optional `preset` and overrides.
-#[derive(Debug)]
-pub enum MaterialSpec {
-    Preset(String),
-    Fields(Box<MaterialFields>),
-}
-
-#[derive(Deserialize, Debug, Default)]
-#[serde(deny_unknown_fields)]
-pub struct MaterialFields {
-    pub preset: Option<String>,
-    pub density: Option<f64>,
-    pub bending: Option<f64>,
-    /// `"discrete-shell"` (default) or `"bridson"` (model/bending.rs).
-    pub bending_model: Option<crate::model::bending::BendingModel>,
-    /// `"angle"` (default) or `"curvature"`: the bending channel's strain
-    /// (model/bending.rs `BendingStrain`).
-    pub bending_strain: Option<crate::model::bending::BendingStrain>,
-    /// Bridson's bending damping `k_d`, N s.
-    pub bending_damping: Option<f64>,
-    /// Melo's buckling factor `phi`, N (model/cosserat.rs).
-    pub coupling: Option<f64>,
-    /// `[k11, k12, k22, k33]`, N/m.
-    pub stretching: Option<[f64; 4]>,
-    #[serde(default)]
-    pub bending_friction: FrictionSpec<f64>,
-    #[serde(default)]
-    pub bending_plasticity: PlasticSpec<f64>,
-    #[serde(default)]
-    pub in_plane_friction: FrictionSpec<PerChannel>,
-    #[serde(default)]
-    pub in_plane_plasticity: PlasticSpec<PerChannel>,
-}
-
-/// Friction model and parameter overrides of a channel family.
-#[derive(Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
-pub struct FrictionSpec<T> {
-    pub model: Option<FrictionModel>,
-    /// Dwell: friction stiffness, thresholds, dwell time constant (s).
-    pub stiffness: Option<T>,
-    pub eps_0: Option<T>,
-    pub eps_inf: Option<T>,
-    pub tau: Option<T>,
-    /// Dahl: `sigma_max = dahl_a + dahl_b |eps|`, time constant in strain units.
-    pub dahl_a: Option<T>,
-    pub dahl_b: Option<T>,
-    pub dahl_tau: Option<T>,
-}
-
-/// Plasticity model and parameter overrides of a channel family.
-#[derive(Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
-pub struct PlasticSpec<T> {
-    pub model: Option<PlasticModel>,
-    pub k_h0: Option<T>,
-    pub g: Option<T>,
-    pub tau: Option<T>,
-    pub yield_strain: Option<T>,
-}
-
-impl<T> Default for FrictionSpec<T> {
-    fn default() -> Self {
-        FrictionSpec {
-            model: None,
-            stiffness: None,
-            eps_0: None,
-            eps_inf: None,
-            tau: None,
-            dahl_a: None,
-            dahl_b: None,
-            dahl_tau: None,
-        }
-    }
-}
-
-impl<T> Default for PlasticSpec<T> {
-    fn default() -> Self {
-        PlasticSpec {
-            model: None,
-            k_h0: None,
-            g: None,
-            tau: None,
-            yield_strain: None,
-        }
-    }
-}
-
-/// An in-plane parameter: one number for all three channels, or
-/// `[uu, vv, uv]`.
-#[derive(Debug, Clone, Copy)]
-pub struct PerChannel(pub [f64; 3]);
-
-impl<'de> Deserialize<'de> for PerChannel {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match serde_json::Value::deserialize(d)? {
-            serde_json::Value::Number(n) => n
-                .as_f64()
-                .map(|x| PerChannel([x; 3]))
-                .ok_or_else(|| D::Error::custom("expected a number")),
-            v @ serde_json::Value::Array(_) => serde_json::from_value::<[f64; 3]>(v)
-                .map(PerChannel)
-                .map_err(D::Error::custom),
-            other => Err(D::Error::custom(format!(
-                "expected a number or [uu, vv, uv], got {other}"
-            ))),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for MaterialSpec {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match serde_json::Value::deserialize(d)? {
-            serde_json::Value::String(s) => Ok(MaterialSpec::Preset(s)),
-            // The field inside the material is named in the message (the
-            // outer path stops at `cloth.material`).
-            v @ serde_json::Value::Object(_) => serde_path_to_error::deserialize(v)
-                .map(|f| MaterialSpec::Fields(Box::new(f)))
-                .map_err(|e| match e.path().to_string().as_str() {
-                    "." => D::Error::custom(e.into_inner()),
-                    path => D::Error::custom(format!("`{path}`: {}", e.into_inner())),
-                }),
-            other => Err(D::Error::custom(format!(
-                "expected a preset name or an object {{\"preset\", \"density\", \"bending\", \"stretching\"}}, got {other}"
-            ))),
-        }
-    }
 }
 
 #[derive(Deserialize, Debug)]
@@ -396,145 +272,6 @@ pub struct PhaseSpec {
     /// phase; `true`: sticking again; absent: as before.
     #[serde(default)]
     pub sticking: Option<bool>,
-}
-
-#[derive(Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
-pub struct ObstacleSpec {
-    pub shape: ShapeSpec,
-    /// Coulomb friction coefficient between cloth and obstacle.
-    #[serde(default = "default_friction")]
-    pub friction: f64,
-    /// Contact thickness, metres: cloth is kept this far outside.
-    #[serde(default = "default_thickness")]
-    pub thickness: f64,
-    /// Grid spacing, metres; default: the grid box's longest side / 64, and
-    /// at most a quarter of the shape's thinnest side.
-    #[serde(default)]
-    pub cell: Option<f64>,
-    /// The box the grid covers; default: the shape's bounds grown by 8
-    /// cells, or for unbounded shapes (planes) the cloth's bounds grown by
-    /// their diagonal.
-    #[serde(default)]
-    pub bounds: Option<BoundsSpec>,
-    /// Present from the start; `false` waits for an `"add"` in a phase.
-    #[serde(default = "yes")]
-    pub enabled: bool,
-    /// Whether cloth sticks to it (with the scene's `sticking`).
-    #[serde(default)]
-    pub sticky: Option<StickySpec>,
-}
-
-fn default_friction() -> f64 {
-    0.3
-}
-
-fn default_thickness() -> f64 {
-    0.001
-}
-
-fn yes() -> bool {
-    true
-}
-
-#[derive(Deserialize, Debug, Clone, Copy)]
-#[serde(deny_unknown_fields)]
-pub struct BoundsSpec {
-    pub min: [f64; 3],
-    pub max: [f64; 3],
-}
-
-/// An obstacle's shape, in world coordinates at the start.
-#[derive(Deserialize, Debug, Clone)]
-#[serde(rename_all = "lowercase", deny_unknown_fields)]
-pub enum ShapeSpec {
-    /// The half-space under the plane (outward `normal`).
-    Plane {
-        point: [f64; 3],
-        normal: [f64; 3],
-    },
-    Sphere {
-        center: [f64; 3],
-        radius: f64,
-    },
-    /// Axis-aligned box, edges and corners rounded by `rounding` (m).
-    Box {
-        center: [f64; 3],
-        half_extents: [f64; 3],
-        #[serde(default)]
-        rounding: f64,
-    },
-    Capsule {
-        a: [f64; 3],
-        b: [f64; 3],
-        radius: f64,
-    },
-    /// Solid cylinder: `center` mid-axis, `height` along `axis` (default +y).
-    Cylinder {
-        center: [f64; 3],
-        radius: f64,
-        height: f64,
-        #[serde(default = "up")]
-        axis: [f64; 3],
-    },
-    /// An open cup: `center` is the middle of the floor's top face, `radius`
-    /// the inner radius, `height` the wall above the floor, `wall` the
-    /// thickness of wall and floor, `rounding` the radius of its outer edges
-    /// (at most half the wall); it opens along `axis` (default +y).
-    Container {
-        center: [f64; 3],
-        radius: f64,
-        height: f64,
-        #[serde(default = "default_wall")]
-        wall: f64,
-        #[serde(default)]
-        rounding: f64,
-        #[serde(default = "up")]
-        axis: [f64; 3],
-    },
-    Union(Vec<ShapeSpec>),
-    /// A closed OBJ mesh (path relative to the scene file), scaled then moved.
-    Mesh {
-        path: String,
-        #[serde(default = "one")]
-        scale: f64,
-        #[serde(default)]
-        translate: [f64; 3],
-    },
-}
-
-fn up() -> [f64; 3] {
-    [0.0, 1.0, 0.0]
-}
-
-fn default_wall() -> f64 {
-    0.005
-}
-
-/// `"hold"` (stay), `"remove"`, `"add"` (back where it was), or a rigid
-/// motion `{"translate", "rotate"}` spread linearly over the phase.
-#[derive(Debug, Clone)]
-pub enum ObstacleAction {
-    Hold,
-    Remove,
-    Add,
-    Move(Motion),
-}
-
-impl<'de> Deserialize<'de> for ObstacleAction {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match serde_json::Value::deserialize(d)? {
-            serde_json::Value::String(s) if s == "hold" => Ok(ObstacleAction::Hold),
-            serde_json::Value::String(s) if s == "remove" => Ok(ObstacleAction::Remove),
-            serde_json::Value::String(s) if s == "add" => Ok(ObstacleAction::Add),
-            v @ serde_json::Value::Object(_) => serde_json::from_value(v)
-                .map(ObstacleAction::Move)
-                .map_err(D::Error::custom),
-            other => Err(D::Error::custom(format!(
-                "unknown obstacle action {other}: use \"hold\", \"remove\", \"add\" or {{\"translate\": [x, y, z], \"rotate\": {{\"axis\", \"point\", \"angle\"}}}}"
-            ))),
-        }
-    }
 }
 
 /// `"hold"`, `"release"`, or a motion `{"translate": [..], "rotate": {..}}`
