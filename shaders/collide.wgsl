@@ -193,6 +193,29 @@ fn release(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups
     }
 }
 
+// model/contact.rs `response`: a point's new relative normal velocity (x)
+// and the factor its tangential velocity keeps (y), z = 1 when it needs a
+// response: from outside, land on the contour; from inside, stop the
+// approach only; Coulomb friction with the normal change and the resting
+// contact's impulse.
+fn response(vn: f32, target_vn: f32, impulse: f32, speed: f32, friction: f32) -> vec3<f32> {
+    if (vn >= target_vn && impulse == 0.0) {
+        return vec3<f32>(0.0);
+    }
+    var vn_new = vn;
+    if (vn < target_vn) {
+        vn_new = target_vn;
+        if (target_vn > 0.0) {
+            vn_new = max(vn, 0.0);
+        }
+    }
+    var keep = 0.0;
+    if (speed > 0.0) {
+        keep = max(1.0 - friction * (vn_new - vn + impulse) / speed, 0.0);
+    }
+    return vec3<f32>(vn_new, keep, 1.0);
+}
+
 @compute @workgroup_size(WORKGROUP)
 fn respond(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let i = linear_index(id, groups);
@@ -215,6 +238,7 @@ fn respond(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups
             let v_obs = obstacle_velocity(o, p, h);
             let rel = vi - v_obs;
             let vn = dot(rel, n);
+            let tangent = rel - n * vn;
             // The normal velocity that lands the point on the contour.
             let target_vn = (o.contact.y - s.w) / h;
             // The normal velocity change the solve's resting contact gave.
@@ -222,26 +246,15 @@ fn respond(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups
             if (s.w < RESTING * o.contact.y) {
                 impulse = rest_normal[i].w;
             }
-            if (vn >= target_vn && impulse == 0.0) {
+            let r = response(vn, target_vn, impulse, length(tangent), o.contact.x);
+            if (r.z == 0.0) {
                 continue;
             }
-            // From outside: land on the contour; from inside: stop the
-            // approach and move out by a position correction.
-            var vn_new = vn;
+            let vn_new = r.x;
             if (vn < target_vn) {
-                vn_new = target_vn;
-                if (target_vn > 0.0) {
-                    vn_new = max(vn, 0.0);
-                }
                 push += n * (h * (target_vn - vn_new));
             }
-            let tangent = rel - n * vn;
-            let speed = length(tangent);
-            var keep = 0.0;
-            if (speed > 0.0) {
-                keep = max(1.0 - o.contact.x * (vn_new - vn + impulse) / speed, 0.0);
-            }
-            vi = v_obs + n * vn_new + tangent * keep;
+            vi = v_obs + n * vn_new + tangent * r.y;
             hit = 1.0;
         }
         v[i] = vec4<f32>(vi, 0.0);

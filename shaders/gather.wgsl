@@ -72,7 +72,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g
         let g = hinge_grad(entry.x, entry.y);
         f += g * l.a.w;
         block += outer(g, g) * l.b.w;
-        if ((params.counts.w & 2u) != 0u) {
+        if (params.hinge.z != 0u) {
             f += coupling_force[4u * entry.x + entry.y].xyz;
         }
     }

@@ -3,9 +3,9 @@
 // handles' reactions, and the backward-Euler update v += dv, x += h v
 // (split in two so that the collision response sits between); the mixed
 // scheme's explicit half step, the carrying of the constraints' changes into
-// it, and its second solve's hold on pinned vertices (cpu/mod.rs
-// `step_in_pool`). `params.scales.w` is the solve's force factor (h, or h/2
-// in the mixed scheme); `params.step.x` the whole step.
+// it, and its second solve's hold on pinned vertices (step/sequence.rs).
+// `params.scales.w` is the solve's force factor (h, or h/2 in the mixed
+// scheme); `params.step.x` the whole step.
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> is_free: array<u32>;

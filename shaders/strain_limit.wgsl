@@ -42,27 +42,14 @@ fn weight(i: u32) -> f32 {
     return 1.0 / mass[i];
 }
 
-// Per edge: the velocity change of its lo end per unit inverse mass (hi
-// takes the opposite) that brings its length at the step's end onto the
-// limit it passed.
-@compute @workgroup_size(WORKGROUP)
-fn edge_request(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let k = linear_index(id, groups);
-    if (k >= limit_params.counts.x) {
-        return;
-    }
-    let e = limit_edges[k];
-    let a = e.ends.x;
-    let b = e.ends.y;
-    let h = params.step.x;
-    let w = weight(a) + weight(b);
-    // The edge d = r + u at the step's end, and s = |d|^2 - L^2 formed
-    // without cancellation: |r|^2 - L^2 + 2 r.u + |u|^2.
-    let r = e.rest.xyz;
-    let u = displacement_difference(x[b], x[a]) + (v[b].xyz - v[a].xyz) * h;
-    let d = r + u;
-    let l2 = e.rest.w * e.rest.w;
-    let s = bitcast<f32>(e.ends.z) + 2.0 * dot(r, u) + dot(u, u);
+// model/strain_limit.rs `request`: the velocity change of an edge's lo end
+// per unit inverse mass (hi takes the opposite) that brings its length at
+// the step's end onto the limit it passed (xyz; w = 1 when it acts), for
+// the edge d at the step's end with s = |d|^2 - L^2 (formed by the caller
+// without cancellation), rest length `rest`, the ends' summed inverse mass
+// `w` and the step h.
+fn request(d: vec3<f32>, s: f32, rest: f32, w: f32, h: f32) -> vec4<f32> {
+    let l2 = rest * rest;
     var bound = 0.0;
     var bound2 = 0.0;
     if (s > limit_params.bounds.w * l2) {
@@ -75,12 +62,30 @@ fn edge_request(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workg
     let l = length(d);
     // l - target = (|d|^2 - target^2) / (l + target); edges within
     // TOLERANCE of their limit do not act (see the CPU twin).
-    let gap = (s - bound2 * l2) / (l + bound * e.rest.w);
-    if (bound == 0.0 || abs(gap) <= TOLERANCE * e.rest.w || l == 0.0 || w == 0.0) {
-        limit_request[k] = vec4<f32>(0.0);
+    let gap = (s - bound2 * l2) / (l + bound * rest);
+    if (bound == 0.0 || abs(gap) <= TOLERANCE * rest || l == 0.0 || w == 0.0) {
+        return vec4<f32>(0.0);
+    }
+    return vec4<f32>(d * (gap / (l * h * w)), 1.0);
+}
+
+// Per edge: its request at the step's end.
+@compute @workgroup_size(WORKGROUP)
+fn edge_request(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let k = linear_index(id, groups);
+    if (k >= limit_params.counts.x) {
         return;
     }
-    limit_request[k] = vec4<f32>(d * (gap / (l * h * w)), 1.0);
+    let e = limit_edges[k];
+    let a = e.ends.x;
+    let b = e.ends.y;
+    let h = params.step.x;
+    // The edge d = r + u at the step's end, and s = |d|^2 - L^2 formed
+    // without cancellation: |r|^2 - L^2 + 2 r.u + |u|^2.
+    let r = e.rest.xyz;
+    let u = displacement_difference(x[b], x[a]) + (v[b].xyz - v[a].xyz) * h;
+    let s = bitcast<f32>(e.ends.z) + 2.0 * dot(r, u) + dot(u, u);
+    limit_request[k] = request(r + u, s, e.rest.w, weight(a) + weight(b), h);
 }
 
 // Per vertex: the mean of its acting edges' requests, times its inverse mass.

@@ -1,6 +1,6 @@
 //! `crease preview SCENE`: the simulation live in a window (winit + wgpu),
 //! drawn with the same render pipeline as `crease render`
-//! (`gpu/render.rs`), obstacles included (their grids' zero level set).
+//! (`render/gpu.rs`), obstacles included (their grids' zero level set).
 //!
 //! Mouse: drag to orbit, wheel to zoom. Keys: space pauses and resumes, N
 //! (or the right arrow) steps once while paused, R restarts, C cycles the

@@ -10,10 +10,18 @@ struct ChannelParams {
     hardening: vec4<f32>,  // k_h0, g, tau, yield strain
 }
 
+// The bending model and the bending strain (model/bending.rs `BendingModel`,
+// `BendingStrain`; layout.rs `bending_model_id`, `bending_strain_id`).
+const BENDING_DISCRETE_SHELL: u32 = 0u;
+const BENDING_BRIDSON: u32 = 1u;
+const STRAIN_ANGLE: u32 = 0u;
+const STRAIN_CURVATURE: u32 = 1u;
+
 // Per-step and per-material constants (layout.rs `Params`).
 struct Params {
-    counts: vec4<u32>,     // vertices, faces, hinges, flags: 1 Bridson's bending model, 2 Melo's coupling, 4 Miguel's bending strain
+    counts: vec4<u32>,     // vertices, faces, hinges, -
     models: vec4<u32>,     // bending friction, bending plasticity, in-plane friction, in-plane plasticity
+    hinge: vec4<u32>,      // bending model (BENDING_*), bending strain (STRAIN_*), 1 with Melo's coupling, -
     stretching: vec4<f32>, // k11, k12, k22, k33
     step: vec4<f32>,       // dt, material dt, bending stiffness k_b, bending damping k_d
     scales: vec4<f32>,     // system factors: elastic h(h+alpha), friction h^2, damping h; the solve's step h

@@ -7,20 +7,12 @@
 //!   cloth on a table can lift part of itself by its own bending moment);
 //!   after each solve the contacts that pull are released and the system
 //!   solved again, and the others' reactions are kept as friction impulses.
-//! - `respond` (§5.2, interface forecasting): with the obstacle's distance
-//!   `phi`, outward normal `N` and velocity `v_o` at a cloth point, the
-//!   point is forecast to reach `phi + dt (v - v_o).N` after the step. If
-//!   that is below the thickness `t`, the point must move by `(t - phi)/dt`
-//!   relative to the obstacle along `N` to land on the `t` contour. From
-//!   outside (`phi >= t`) that is its new relative normal velocity, as in the
-//!   paper. From inside the band it would be a launch speed that stays in
-//!   the cloth after the step and, under sustained contact, pumps energy in
-//!   every step; there the approach is stopped (relative normal velocity
-//!   `max(v_N, 0)`) and the rest is a position correction along `N`. The
-//!   relative tangential velocity is scaled by `max(0, 1 - mu dv_N/|v_T|)`
-//!   (Coulomb friction with the normal velocity change `dv_N`, plus a
-//!   resting contact's from the solve, as impulse: static when that reaches
-//!   `|v_T|`, kinetic otherwise).
+//! - `respond` (§5.2, interface forecasting): each free vertex against each
+//!   obstacle, with the obstacle's distance `phi`, outward normal `N` and
+//!   velocity `v_o` at the point, the response of model/contact.rs: landing
+//!   on the thickness contour from outside, only stopping inside it (the
+//!   rest a position correction along `N`), and Coulomb friction on the
+//!   relative tangential velocity.
 //! - `settle` (§5.3, wrinkle-preserving post-process): a point still closer
 //!   than `t` after the position update is moved along `N` to the contour
 //!   `lift(phi)`, a monotone map of `(-inf, t]` into `(0, t]`
@@ -31,6 +23,7 @@
 //! Obstacles are handled one after another in scene order.
 
 use crate::collide::{ContactReport, ObstacleStep, SdfGrid, lift};
+use crate::model::contact::response;
 use glam::DVec3;
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -87,33 +80,17 @@ pub fn respond(
                 let v_obs = o.velocity_at(*xi, h);
                 let rel = *vi - v_obs;
                 let vn = rel.dot(n);
+                let tangent = rel - n * vn;
                 // The normal velocity that lands the point on the contour.
                 let target = (o.thickness - phi) / h;
                 // The normal velocity change the solve's resting contact gave.
                 let impulse = if phi < RESTING * o.thickness { held[i] } else { 0.0 };
-                if vn >= target && impulse == 0.0 {
+                let Some((vn_new, keep)) = response(vn, target, impulse, tangent.length(), o.friction) else {
                     continue;
-                }
-                // Approaching from outside: slow to land on the contour. Already
-                // inside: stop the approach and move out by a position
-                // correction (a launch speed would stay in the cloth).
-                let vn_new = if vn >= target {
-                    vn
-                } else if target > 0.0 {
-                    vn.max(0.0)
-                } else {
-                    target
                 };
                 if vn < target {
                     push += n * (h * (target - vn_new));
                 }
-                let tangent = rel - n * vn;
-                let speed = tangent.length();
-                let keep = if speed > 0.0 {
-                    (1.0 - o.friction * (vn_new - vn + impulse) / speed).max(0.0)
-                } else {
-                    0.0
-                };
                 *vi = v_obs + n * vn_new + tangent * keep;
                 *hit = true;
             }

@@ -3,7 +3,7 @@
 //! handles' reactions, and the backward-Euler update v += dv, x += h v
 //! (split in two so that the collision response sits between); the mixed
 //! scheme's explicit half step and the carrying of the constraints' changes
-//! into it (cpu/mod.rs `step_in_pool`).
+//! into it (step/sequence.rs).
 
 use glam::DVec3;
 

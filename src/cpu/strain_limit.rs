@@ -14,47 +14,10 @@
 //! stretched edges needs more (`iterations`).
 
 use crate::cloth::Cloth;
+use crate::model::strain_limit::{Request, request};
 use crate::step::StrainLimit;
 use glam::DVec3;
 use rayon::prelude::*;
-
-/// An edge acts when it is past a limit by more than this fraction of its
-/// rest length. Sweeps leave edges on their limits, where whether one is
-/// past it is rounding; were those to act, with nearly nothing to ask, they
-/// would still dilute their vertices' means, differently in f32 and f64.
-/// 1e-5 is ~200 times the GPU's rounding of the gap.
-pub const TOLERANCE: f64 = 1e-5;
-
-/// One edge's request: the velocity change of its `lo` end per unit of the
-/// end's inverse mass (`hi` takes the opposite), and whether it acts.
-type Request = (DVec3, bool);
-
-/// The request of the edge `lo -> hi` (rest length `rest`) whose ends move
-/// to `pa`, `pb` at the step's end, with inverse masses `wa`, `wb`.
-fn request(limit: &StrainLimit, rest: f64, pa: DVec3, pb: DVec3, wa: f64, wb: f64, h: f64) -> Request {
-    let d = pb - pa;
-    // The test and the gap go through s = |d|^2 - rest^2, which the GPU
-    // twin forms without cancellation (its f32 lengths would otherwise
-    // lose a tight limit's gap in rounding).
-    let s = d.length_squared() - rest * rest;
-    let (lo, hi) = (1.0 - limit.compression, 1.0 + limit.extension);
-    let bound = if s > (hi * hi - 1.0) * rest * rest {
-        hi
-    } else if s < (lo * lo - 1.0) * rest * rest {
-        lo
-    } else {
-        return (DVec3::ZERO, false);
-    };
-    let l = d.length();
-    // l - target = (|d|^2 - target^2) / (l + target); lo moves by
-    // wa/(wa+wb) of it along d/l and hi by the opposite share, over the step h.
-    let target = bound * rest;
-    let gap = (s - (bound * bound - 1.0) * rest * rest) / (l + target);
-    if gap.abs() <= TOLERANCE * rest || l == 0.0 || wa + wb == 0.0 {
-        return (DVec3::ZERO, false);
-    }
-    (d * (gap / (l * h * (wa + wb))), true)
-}
 
 /// Limits the strain of every edge of `cloth` at `x + h v` by changing `v`;
 /// `free[i]` is false for pinned vertices. Returns how many edges were past
@@ -62,6 +25,7 @@ fn request(limit: &StrainLimit, rest: f64, pa: DVec3, pb: DVec3, wa: f64, wb: f6
 pub fn limit(cloth: &Cloth, limit: &StrainLimit, h: f64, x: &[DVec3], v: &mut [DVec3], free: &[bool]) -> usize {
     let edges = &cloth.topology.edges;
     let weight = |i: usize| if free[i] { 1.0 / cloth.mass[i] } else { 0.0 };
+    let bounds = (1.0 - limit.compression, 1.0 + limit.extension);
     let mut requests: Vec<Request> = vec![(DVec3::ZERO, false); edges.len()];
     let mut first = 0;
     for sweep in 0..limit.iterations {
@@ -70,7 +34,7 @@ pub fn limit(cloth: &Cloth, limit: &StrainLimit, h: f64, x: &[DVec3], v: &mut [D
             .zip(edges.par_iter().zip(&cloth.edge_rest))
             .for_each(|(out, (&[a, b], &rest))| {
                 let (a, b) = (a as usize, b as usize);
-                *out = request(limit, rest, x[a] + v[a] * h, x[b] + v[b] * h, weight(a), weight(b), h);
+                *out = request(bounds, rest, x[a] + v[a] * h, x[b] + v[b] * h, weight(a), weight(b), h);
             });
         if sweep == 0 {
             first = requests.iter().filter(|r| r.1).count();
@@ -106,36 +70,6 @@ mod tests {
     fn strains(cloth: &Cloth, x: &[DVec3], v: &[DVec3], h: f64) -> (f64, f64) {
         let moved: Vec<DVec3> = x.iter().zip(v).map(|(x, v)| *x + *v * h).collect();
         crate::measure::edge_strain_range(cloth, &moved)
-    }
-
-    /// One edge's request lands it exactly on the limit it passed,
-    /// shared by inverse mass, along the edge.
-    #[test]
-    fn a_request_lands_its_edge_on_the_limit() {
-        let l = StrainLimit {
-            extension: 0.1,
-            compression: 0.05,
-            iterations: 1,
-        };
-        let (h, rest) = (0.01, 0.1);
-        let pa = DVec3::new(0.0, 0.0, 0.0);
-        for (pb, (wa, wb), wanted) in [
-            (DVec3::new(0.13, 0.0, 0.0), (0.0, 2.0), 0.11),
-            (DVec3::new(0.0, 0.12, 0.09), (1.0, 3.0), 0.11),
-            (DVec3::new(0.05, 0.05, 0.0), (2.0, 2.0), 0.095),
-        ] {
-            let (j, acting) = request(&l, rest, pa, pb, wa, wb, h);
-            assert!(acting);
-            // The ends move by +wa j h and -wb j h.
-            let (qa, qb) = (pa + j * (wa * h), pb - j * (wb * h));
-            assert!(((qb - qa).length() - wanted).abs() < 1e-15, "{}", (qb - qa).length());
-            assert!((qa - pa).cross(pb - pa).length() < 1e-15);
-            // Shares by inverse mass: |moves| in the ratio wa : wb.
-            assert!(((qa - pa).length() * wb - (qb - pb).length() * wa).abs() < 1e-15);
-        }
-        // Inside the limits, or with both ends pinned: no request.
-        assert!(!request(&l, rest, pa, DVec3::new(0.104, 0.0, 0.0), 1.0, 1.0, h).1);
-        assert!(!request(&l, rest, pa, DVec3::new(0.2, 0.0, 0.0), 0.0, 0.0, h).1);
     }
 
     /// A sheet torn apart and crushed at random: enough sweeps bring every

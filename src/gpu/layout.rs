@@ -26,6 +26,9 @@ pub struct ChannelParams {
 pub struct Params {
     pub counts: [u32; 4],
     pub models: [u32; 4],
+    /// The hinge's models: bending model, bending strain (the ids of
+    /// [`bending_model_id`], [`bending_strain_id`]), 1 with Melo's coupling.
+    pub hinge: [u32; 4],
     pub stretching: [f32; 4],
     pub step: [f32; 4],
     pub scales: [f32; 4],
@@ -321,6 +324,22 @@ fn plastic_id(m: PlasticModel) -> u32 {
     }
 }
 
+/// WGSL `BENDING_*` (shared/types.wgsl).
+pub fn bending_model_id(m: BendingModel) -> u32 {
+    match m {
+        BendingModel::DiscreteShell => 0,
+        BendingModel::Bridson => 1,
+    }
+}
+
+/// WGSL `STRAIN_*` (shared/types.wgsl).
+pub fn bending_strain_id(s: BendingStrain) -> u32 {
+    match s {
+        BendingStrain::Angle => 0,
+        BendingStrain::Curvature => 1,
+    }
+}
+
 impl Params {
     /// A step `h` whose solves take the factors `scales`; `sticking`: the
     /// `stick` buffer holds the step's sticking springs.
@@ -332,15 +351,19 @@ impl Params {
                 cloth.vertex_count() as u32,
                 cloth.mesh.faces.len() as u32,
                 cloth.topology.hinges.len() as u32,
-                u32::from(m.bending_model == BendingModel::Bridson)
-                    | u32::from(m.coupling != 0.0) << 1
-                    | u32::from(m.bending_strain == BendingStrain::Curvature) << 2,
+                0,
             ],
             models: [
                 friction_id(m.bending_models.friction),
                 plastic_id(m.bending_models.plasticity),
                 friction_id(m.in_plane_models.friction),
                 plastic_id(m.in_plane_models.plasticity),
+            ],
+            hinge: [
+                bending_model_id(m.bending_model),
+                bending_strain_id(m.bending_strain),
+                u32::from(m.coupling != 0.0),
+                0,
             ],
             stretching: [s.k11, s.k12, s.k22, s.k33].map(|x| x as f32),
             step: [h, scales.material_dt, m.bending, m.bending_damping].map(|x| x as f32),

@@ -108,7 +108,7 @@ mod tests {
             "Params",
             size_of::<Params>(),
             off!(
-                Params, counts, models, stretching, step, scales, gravity, air, wind, bending, in_plane
+                Params, counts, models, hinge, stretching, step, scales, gravity, air, wind, bending, in_plane
             ),
         );
         check(

@@ -4,12 +4,14 @@
 pub mod air;
 pub mod bending;
 pub mod channel;
+pub mod contact;
 pub mod cosserat;
 pub mod dahl;
 pub mod friction;
 pub mod material;
 pub mod membrane;
 pub mod plastic;
+pub mod strain_limit;
 
 #[cfg(test)]
 pub(crate) mod testing;

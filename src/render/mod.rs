@@ -282,7 +282,7 @@ pub enum Colour {
     Bend,
 }
 
-/// Where pictures are drawn: the GPU (`gpu/render.rs`) or its CPU twin.
+/// Where pictures are drawn: the GPU (`render/gpu.rs`) or its CPU twin.
 pub enum Renderer {
     Gpu(Box<crate::gpu::GpuContext>),
     Cpu,
