@@ -171,17 +171,31 @@ impl GpuBackend {
     /// state, like `CpuBackend::forces`.
     pub fn forces(&mut self, gravity: DVec3, scales: &Scales) -> Result<Vec<DVec3>> {
         let params = Params::new(&self.cloth, scales.dt, scales, gravity, &Air::default(), false);
+        self.record_forces(&params, false);
+        self.recorder.take_dispatches();
+        self.read_vec3("force")
+    }
+
+    /// Writes the step's parameters and records the element kernels and the
+    /// gather (with the repulsion springs when `pairs`). The parameters are
+    /// written before the recorded work that reads them runs, so what an
+    /// earlier stage recorded is submitted first.
+    pub(super) fn record_forces(&self, params: &Params, pairs: bool) {
+        self.recorder.flush(&self.ctx);
         self.ctx
             .queue
-            .write_buffer(&self.buffers["params"], 0, bytemuck::bytes_of(&params));
+            .write_buffer(&self.buffers["params"], 0, bytemuck::bytes_of(params));
         let k = &self.kernels;
+        let repulsion = self.repulsion.as_ref().filter(|_| pairs);
         self.recorder.pass(&self.ctx, "element kernels and gather", |pass| {
             pass.run(&k.membrane.main);
             pass.run(&k.bending.main);
             pass.run(&k.gather.main);
+            if let Some(r) = repulsion {
+                pass.run(&r.forces);
+                pass.run(&r.precondition);
+            }
         });
-        self.recorder.take_dispatches();
-        self.read_vec3("force")
     }
 
     /// Every element's corner forces from the last force evaluation (see

@@ -138,22 +138,7 @@ impl Executor for GpuBackend {
     fn evaluate(&mut self, input: &StepInput, scales: &Scales) -> Result<()> {
         let sticking = !input.sticks.is_empty();
         let params = Params::new(&self.cloth, input.dt, scales, input.gravity, &input.air, sticking);
-        // The parameters are written before the recorded work that reads
-        // them runs: submit what an earlier stage recorded first.
-        self.recorder.flush(&self.ctx);
-        self.ctx
-            .queue
-            .write_buffer(&self.buffers["params"], 0, bytemuck::bytes_of(&params));
-        let k = &self.kernels;
-        self.recorder.pass(&self.ctx, "element kernels and gather", |pass| {
-            pass.run(&k.membrane.main);
-            pass.run(&k.bending.main);
-            pass.run(&k.gather.main);
-            if let Some(r) = self.pairs() {
-                pass.run(&r.forces);
-                pass.run(&r.precondition);
-            }
-        });
+        self.record_forces(&params, self.pairs_on);
         Ok(())
     }
 
