@@ -5,8 +5,8 @@
 // k (t - d) c_j n, system block h^2 k c_j c_l n n^T; after it, an inelastic
 // correction with Coulomb friction for pairs forecast below
 // CORRECTION_TARGET t (pairs with less than MIN_MOBILE_SHARE of their
-// weight movable are left to their spring). Per-vertex sums go through the pairs' CSR incidence
-// (no atomics: deterministic).
+// weight movable are left to their spring). Per-vertex sums go through the
+// pairs' CSR incidence (no atomics: deterministic).
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<uniform> repulsion: RepulsionParams;
@@ -26,8 +26,30 @@
 @group(0) @binding(15) var<storage, read> mass: array<f32>;
 @group(0) @binding(16) var<storage, read> contact: array<vec2<f32>>;
 
+// model/repulsion.rs's constants.
 const CORRECTION_TARGET: f32 = 0.55;
 const MIN_MOBILE_SHARE: f32 = 0.5;
+
+// model/repulsion.rs `spring_force`: k (t - d).
+fn spring_force(stiffness: f32, thickness: f32, d: f32) -> f32 {
+    return stiffness * (thickness - d);
+}
+
+// model/repulsion.rs `correction`: the relative velocity change dvn n - slow v_T per unit of sum c_j^2 w_j that
+// brings the normal speed to `wanted`, with Coulomb friction; w = 1 when
+// it acts, all zero when the pair separates fast enough.
+fn correction(n: vec3<f32>, vn: f32, wanted: f32, tangent: vec3<f32>, friction: f32, w: f32) -> vec4<f32> {
+    if (vn >= wanted) {
+        return vec4<f32>(0.0);
+    }
+    let dvn = wanted - vn;
+    let speed = length(tangent);
+    var slow = 0.0;
+    if (speed > 0.0) {
+        slow = min(friction * dvn / speed, 1.0);
+    }
+    return vec4<f32>((n * dvn - tangent * slow) / w, 1.0);
+}
 
 fn weight_of(c: vec4<f32>, j: u32) -> f32 {
     switch j {
@@ -54,7 +76,7 @@ fn forces(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups)
     for (var k = pair_offsets[i]; k < pair_offsets[i + 1u]; k++) {
         let e = pair_entries[k];
         let pair = pairs[e.x];
-        f += pair.n.xyz * (repulsion.coef.x * (repulsion.coef.y - pair.n.w) * weight_of(pair.c, e.y));
+        f += pair.n.xyz * (spring_force(repulsion.coef.x, repulsion.coef.y, pair.n.w) * weight_of(pair.c, e.y));
     }
     force[i] = vec4<f32>(force[i].xyz + f, 0.0);
 }
@@ -142,18 +164,11 @@ fn pair_impulse(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workg
     let n = pair.n.xyz;
     let vn = dot(n, rel);
     let wanted = (CORRECTION_TARGET * repulsion.coef.y - pair.n.w) / params.step.x;
-    if (share < MIN_MOBILE_SHARE || vn >= wanted) {
+    if (share < MIN_MOBILE_SHARE) {
         impulse[k] = vec4<f32>(0.0);
         return;
     }
-    let dvn = wanted - vn;
-    let tangent = rel - n * vn;
-    let speed = length(tangent);
-    var slow = 0.0;
-    if (speed > 0.0) {
-        slow = min(repulsion.coef.z * dvn / speed, 1.0);
-    }
-    impulse[k] = vec4<f32>((n * dvn - tangent * slow) / w_sum, 1.0);
+    impulse[k] = correction(n, vn, wanted, rel - n * vn, repulsion.coef.z, w_sum);
 }
 
 // Each vertex takes the mean of its acting pairs' changes, times c_j w_j.

@@ -1,43 +1,28 @@
 //! Self-collision response (GPU twin: shaders/repulsion.wgsl), after
 //! Bridson, Fedkiw & Anderson 2002 §7, over the step's proximity pairs
-//! (`collide/proximity.rs`: separation `d(x) = n . sum c_j x_j`, frozen
-//! weights `c` and normal `n`).
+//! (`collide/proximity.rs`); one pair's spring and correction are
+//! model/repulsion.rs.
 //!
-//! - In the solve, each pair closer than the thickness `t` is a repulsion
-//!   spring of energy `k/2 (t - d)^2`: force `k (t - d) c_j n` on vertex j
-//!   and Hessian `k c_j c_l n n^T`, which is PSD, so it joins the system
-//!   `(M + S) dv = h f - S v` as `h^2` times it (`forces`, `diagonal`, and
-//!   the products `product` + `gather`), like any other element.
+//! - In the solve, each pair closer than the thickness is a spring whose
+//!   force, Hessian (`h^2` times it in `(M + S) dv = h f - S v`) and
+//!   products join the system like any other element (`forces`,
+//!   `diagonal`, `product` + `gather`).
 //! - After the solve (`correct`, between the velocity and the position
-//!   update): a pair whose forecast separation `d + h dd/dt` is below
-//!   `CORRECTION_TARGET t` (half the thickness and a margin: the true
-//!   closest distance after the step can be a little below the frozen
-//!   pair's) gets the inelastic impulse along `n` that brings it there, and
-//!   Coulomb friction with the layers' coefficient on its relative
-//!   tangential velocity. It runs after the obstacle response, and a
-//!   vertex an obstacle holds is as immovable as a pinned one (the table
-//!   carries the lower layer; the upper one gives way). Impulses are
-//!   mass-weighted (`w_j = 1/m_j`, 0 for pinned and obstacle-held vertices)
-//!   and applied Jacobi-style: each vertex averages the
-//!   changes of its active pairs, over `CORRECTION_ITERATIONS` sweeps. A
-//!   pair whose movable vertices carry less than `MIN_MOBILE_SHARE` of its
-//!   weights `sum |c_j| = 2` is left to its spring: moving its closest
-//!   point through a vertex of small weight c takes a velocity change of
-//!   1/c times the pair's (a lever), which would launch that vertex.
+//!   update), after the obstacle response, a pair forecast too close gets
+//!   its correction; a vertex an obstacle holds is as immovable as a pinned
+//!   one (the table carries the lower layer; the upper one gives way).
+//!   Impulses are mass-weighted (`w_j = 1/m_j`, 0 for pinned and
+//!   obstacle-held vertices) and applied Jacobi-style: each vertex averages
+//!   the changes of its active pairs, over `CORRECTION_ITERATIONS` sweeps.
+//!   A pair whose movable vertices carry less than `MIN_MOBILE_SHARE` of its
+//!   weights `sum |c_j| = 2` is left to its spring.
 
 use crate::collide::proximity::Proximity;
 use crate::model::membrane::outer;
+use crate::model::repulsion::{CORRECTION_TARGET, MIN_MOBILE_SHARE, correction, spring_force};
 use crate::step::CORRECTION_ITERATIONS;
 use glam::{DMat3, DVec3};
 use rayon::prelude::*;
-
-/// Separation the correction restores, in thicknesses (the same in
-/// repulsion.wgsl).
-pub const CORRECTION_TARGET: f64 = 0.55;
-
-/// Least total weight `sum |c_j|` of a pair's movable vertices for the
-/// correction to act on it (the same in repulsion.wgsl).
-pub const MIN_MOBILE_SHARE: f64 = 0.5;
 
 /// The (non-empty) pairs of a step with the scene's self-collision
 /// constants; the backend leaves it out of a step without pairs.
@@ -57,7 +42,7 @@ impl Repulsion<'_> {
         force.par_iter_mut().with_min_len(256).enumerate().for_each(|(v, f)| {
             for &(k, slot) in self.prox.row(v) {
                 let p = &pairs[k as usize];
-                *f += p.n * (self.stiffness * (self.thickness - p.d) * p.c[slot as usize]);
+                *f += p.n * (spring_force(self.stiffness, self.thickness, p.d) * p.c[slot as usize]);
             }
         });
     }
@@ -112,20 +97,13 @@ impl Repulsion<'_> {
                 let vn = p.along(v);
                 // The positions are the step's start, where the separation is d.
                 let wanted = (CORRECTION_TARGET * thickness - p.d) / h;
-                if share < MIN_MOBILE_SHARE || vn >= wanted {
+                if share < MIN_MOBILE_SHARE {
                     return;
                 }
-                let dvn = wanted - vn;
                 let tangent = p.relative(v) - p.n * vn;
-                let speed = tangent.length();
-                let slow = if speed > 0.0 {
-                    (friction * dvn / speed).min(1.0)
-                } else {
-                    0.0
-                };
-                // The relative velocity change (dvn n - slow v_T), per unit
-                // of sum c_j^2 w_j.
-                *out = ((p.n * dvn - tangent * slow) / w, true);
+                if let Some(j) = correction(p.n, vn, wanted, tangent, friction, w) {
+                    *out = (j, true);
+                }
             });
             if sweep == 0 {
                 first = impulse.iter().filter(|i| i.1).count();

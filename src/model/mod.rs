@@ -11,6 +11,7 @@ pub mod friction;
 pub mod material;
 pub mod membrane;
 pub mod plastic;
+pub mod repulsion;
 pub mod strain_limit;
 
 #[cfg(test)]
