@@ -51,6 +51,12 @@ fn print_scene(s: &Scene) {
         c.topology.hinges.len(),
         c.topology.boundary_edges.len()
     );
+    let groups: Vec<String> = scene::groups(&c.mesh)
+        .map(|(name, vertices)| format!("{name} ({} vertices)", vertices.len()))
+        .collect();
+    if !groups.is_empty() {
+        println!("  groups: {}", groups.join(", "));
+    }
     let m = &c.material;
     println!(
         "  material: density {} kg/m^2, bending {} N m, stretching k11 {} k12 {} k22 {} k33 {} N/m; damping {} s",

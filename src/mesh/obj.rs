@@ -1,6 +1,8 @@
-//! Wavefront OBJ: reads positions, faces (polygons are fan-triangulated) and
-//! `vt` material coordinates; writes positions, faces and, when the mesh has
-//! them, per-corner `vt`.
+//! Wavefront OBJ: reads positions, faces (polygons are fan-triangulated),
+//! `vt` material coordinates and the groups its `o` and `g` lines name (as
+//! Blender's exporter writes them: each becomes the named vertex set
+//! `group:NAME` of the vertices of its faces); writes positions, faces and,
+//! when the mesh has them, per-corner `vt`.
 
 use super::TriMesh;
 use crate::error::{Error, Result};
@@ -21,6 +23,9 @@ fn parse_obj(text: &str, name: &str, uv_scale: f64) -> Result<TriMesh> {
     let mut texcoords = Vec::new();
     let mut faces = Vec::new();
     let mut face_uv: Vec<Option<[DVec2; 3]>> = Vec::new();
+    // The object (`o`) and groups (`g`) the following faces belong to.
+    let (mut object, mut groups): (Option<String>, Vec<String>) = (None, Vec::new());
+    let mut named_sets: BTreeMap<String, Vec<u32>> = BTreeMap::new();
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
         let mut it = raw.split_whitespace();
@@ -47,6 +52,11 @@ fn parse_obj(text: &str, name: &str, uv_scale: f64) -> Result<TriMesh> {
                 let t = numbers(it, 2)?;
                 texcoords.push(DVec2::new(t[0], t[1]) * uv_scale);
             }
+            "o" => {
+                object = it.next().map(str::to_string);
+                groups.clear();
+            }
+            "g" => groups = it.map(str::to_string).collect(),
             "f" => {
                 let mut corners = Vec::new();
                 for tok in it {
@@ -71,6 +81,10 @@ fn parse_obj(text: &str, name: &str, uv_scale: f64) -> Result<TriMesh> {
                 }
                 if corners.len() < 3 {
                     return Err(bad(line, "a face needs at least 3 corners".into()));
+                }
+                for name in object.iter().chain(&groups) {
+                    let set = named_sets.entry(format!("group:{name}")).or_default();
+                    set.extend(corners.iter().map(|c| c.0 as u32));
                 }
                 for k in 1..corners.len() - 1 {
                     let tri = [corners[0], corners[k], corners[k + 1]];
@@ -98,12 +112,16 @@ fn parse_obj(text: &str, name: &str, uv_scale: f64) -> Result<TriMesh> {
             ),
         ));
     };
+    for set in named_sets.values_mut() {
+        set.sort_unstable();
+        set.dedup();
+    }
     Ok(TriMesh {
         name: name.to_string(),
         positions,
         faces,
         uv,
-        named_sets: BTreeMap::new(),
+        named_sets,
     })
 }
 
@@ -161,5 +179,20 @@ mod tests {
         );
         let e = parse_obj("v 0 0 nan\n", "q.obj", 1.0).unwrap_err().to_string();
         assert!(e.contains("line 1"), "{e}");
+    }
+
+    /// Blender writes `o NAME` per object and, with "Object Groups" or
+    /// material groups, `g NAME`: each names the vertices of its faces.
+    #[test]
+    fn objects_and_groups_become_named_vertex_sets() {
+        let text = "o Trousers\nv 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 2 0 0\nv 2 1 0\n\
+                    g waistband cuffs\nf 1 2 3 4\ng knee\nf 2 5 6 3\ng\nf 1 3 4\n";
+        let m = parse_obj(text, "t.obj", 1.0).unwrap();
+        let set = |name: &str| m.named_sets[&format!("group:{name}")].clone();
+        assert_eq!(set("Trousers"), vec![0, 1, 2, 3, 4, 5]);
+        assert_eq!(set("waistband"), vec![0, 1, 2, 3]);
+        assert_eq!(set("cuffs"), vec![0, 1, 2, 3]);
+        assert_eq!(set("knee"), vec![1, 2, 4, 5]);
+        assert_eq!(m.named_sets.len(), 4);
     }
 }

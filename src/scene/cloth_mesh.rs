@@ -65,9 +65,55 @@ pub(super) fn build_mesh(label: &str, spec: &MeshSpec, base: &Path) -> Result<Tr
                     ),
                 ));
             }
-            mesh::read_obj(&path, o.uv_scale)
+            let mut m = mesh::read_obj(&path, o.uv_scale)?;
+            if let Some(groups) = &o.groups {
+                add_groups(&mut m, &base.join(groups)).map_err(|e| err("cloth.mesh.obj.groups", e))?;
+            }
+            Ok(m)
         }
     }
+}
+
+/// Adds the vertex groups of the JSON file at `path`, `{"name": [vertex,
+/// ...]}` with 1-based vertex numbers (as in the OBJ), to `mesh`'s named
+/// sets.
+fn add_groups(mesh: &mut TriMesh, path: &Path) -> std::result::Result<(), String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let groups: std::collections::BTreeMap<String, Vec<u64>> = serde_json::from_str(&text).map_err(|e| {
+        format!(
+            "{}: {e}; the file must be an object of vertex lists, {{\"name\": [1, 2, ...]}}",
+            path.display()
+        )
+    })?;
+    let n = mesh.positions.len();
+    for (name, vertices) in groups {
+        let key = format!("group:{name}");
+        if mesh.named_sets.contains_key(&key) {
+            return Err(format!(
+                "{}: group `{name}` is also a group of the OBJ (its `o` or `g` lines); rename one of them",
+                path.display()
+            ));
+        }
+        if let Some(bad) = vertices.iter().find(|&&v| v == 0 || v > n as u64) {
+            return Err(format!(
+                "{}: group `{name}` names vertex {bad}, but the mesh's vertices are numbered 1 to {n}, as in the OBJ",
+                path.display()
+            ));
+        }
+        let mut set: Vec<u32> = vertices.iter().map(|&v| (v - 1) as u32).collect();
+        set.sort_unstable();
+        set.dedup();
+        mesh.named_sets.insert(key, set);
+    }
+    Ok(())
+}
+
+/// The vertex groups of `mesh` (from its OBJ or its groups file), by name,
+/// with their vertices.
+pub fn groups(mesh: &TriMesh) -> impl Iterator<Item = (&str, &Vec<u32>)> {
+    mesh.named_sets
+        .iter()
+        .filter_map(|(k, v)| k.strip_prefix("group:").map(|name| (name, v)))
 }
 
 pub(super) fn select(mesh: &TriMesh, s: &Selector) -> std::result::Result<Vec<u32>, String> {
@@ -102,6 +148,18 @@ pub(super) fn select(mesh: &TriMesh, s: &Selector) -> std::result::Result<Vec<u3
         }
         Selector::Side(which) => named("side", which, &["left", "right", "bottom", "top", "all"], "grid")?,
         Selector::Ring(which) => named("ring", which, &["bottom", "top"], "cylinder")?,
+        Selector::Group(name) => match mesh.named_sets.get(&format!("group:{name}")) {
+            Some(set) => set.clone(),
+            None => {
+                let names: Vec<&str> = groups(mesh).map(|(n, _)| n).collect();
+                return Err(match names.is_empty() {
+                    true => format!(
+                        "unknown group `{name}`: this mesh has no groups (an OBJ's `o` and `g` lines, or cloth.mesh.obj.groups, name them)"
+                    ),
+                    false => format!("unknown group `{name}` (the mesh has: {})", names.join(", ")),
+                });
+            }
+        },
     };
     v.sort_unstable();
     v.dedup();

@@ -9,6 +9,7 @@ mod resolve;
 pub mod roll;
 pub mod schema;
 
+pub use cloth_mesh::groups;
 pub use resolve::{Axis, Handle, Phase, Scene, Sticking};
 pub use schema::{Action, Motion, ObstacleAction, RotateSpec};
 

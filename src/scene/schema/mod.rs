@@ -213,6 +213,11 @@ pub struct ObjSpec {
     /// Metres per `vt` unit.
     #[serde(default = "one")]
     pub uv_scale: f64,
+    /// A JSON file of vertex groups beside the OBJ's own `o`/`g` groups,
+    /// `{"name": [vertex, ...]}` with the OBJ's 1-based vertex numbers
+    /// (relative to the scene file's folder).
+    #[serde(default)]
+    pub groups: Option<String>,
 }
 
 pub(super) fn one() -> f64 {
@@ -242,6 +247,9 @@ pub enum Selector {
     Side(String),
     /// A ring of a generated cylinder: bottom, top.
     Ring(String),
+    /// A vertex group of an OBJ mesh (its `o`/`g` names, or
+    /// `cloth.mesh.obj.groups`).
+    Group(String),
 }
 
 #[derive(Deserialize, Debug, Clone, Copy)]
