@@ -124,7 +124,7 @@ impl Executor for CpuBackend {
             free: &self.free,
             normals: &self.rest_normal,
         };
-        let s = pcg::solve(
+        let solve = pcg::solve(
             &op,
             &mut self.scratch,
             &mut self.vectors,
@@ -136,10 +136,7 @@ impl Executor for CpuBackend {
             input.solver.max_iterations,
         )?;
         op.apply(&mut self.scratch, &self.dv, &mut self.work);
-        Ok(Solve {
-            iterations: s.iterations,
-            residual: s.residual,
-        })
+        Ok(solve)
     }
 
     fn release(&mut self) -> Result<(usize, usize)> {

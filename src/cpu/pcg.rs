@@ -9,18 +9,9 @@
 use super::hessian::{Operator, Scratch};
 use super::reduce::{CHUNK, dot};
 use crate::error::{Error, Result};
+use crate::step::sequence::Solve;
 use glam::{DMat3, DVec3};
 use rayon::prelude::*;
-
-/// Outcome of a solve.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Solve {
-    pub iterations: usize,
-    /// `|r| / |r_ref|`, where `r_ref` is the residual with the free part of the
-    /// guess set to zero (on the unpinned rows, before the contacts' filter):
-    /// the stopping test does not depend on the warm start.
-    pub residual: f64,
-}
 
 /// Work vectors, kept between solves to avoid reallocating.
 #[derive(Clone, Default)]

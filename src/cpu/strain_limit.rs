@@ -25,7 +25,7 @@ use rayon::prelude::*;
 pub fn limit(cloth: &Cloth, limit: &StrainLimit, h: f64, x: &[DVec3], v: &mut [DVec3], free: &[bool]) -> usize {
     let edges = &cloth.topology.edges;
     let weight = |i: usize| if free[i] { 1.0 / cloth.mass[i] } else { 0.0 };
-    let bounds = (1.0 - limit.compression, 1.0 + limit.extension);
+    let bounds = limit.bounds();
     let mut requests: Vec<Request> = vec![(DVec3::ZERO, false); edges.len()];
     let mut first = 0;
     for sweep in 0..limit.iterations {

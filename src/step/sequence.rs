@@ -37,7 +37,9 @@ use std::time::Instant;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Solve {
     pub iterations: usize,
-    /// Final relative residual.
+    /// `|r| / |r_ref|`, where `r_ref` is the residual with the free part of
+    /// the guess set to zero (on the unpinned rows, before the contacts'
+    /// filter): the stopping test does not depend on the warm start.
     pub residual: f64,
 }
 

@@ -120,6 +120,14 @@ pub struct StrainLimit {
     pub iterations: usize,
 }
 
+impl StrainLimit {
+    /// The bounds on an edge's length, in rest lengths:
+    /// `(1 - compression, 1 + extension)`.
+    pub fn bounds(&self) -> (f64, f64) {
+        (1.0 - self.compression, 1.0 + self.extension)
+    }
+}
+
 fn default_extension() -> f64 {
     0.1
 }

@@ -57,11 +57,13 @@ impl WgStrainLimit {
 
     /// The step's bounds on the edges' lengths, for `edges` edges.
     pub fn params(limit: &StrainLimit, edges: usize) -> LimitParams {
+        let (lower, upper) = limit.bounds();
         LimitParams {
             counts: [edges as u32, 0, 0, 0],
+            // The squared bounds less 1, formed without cancellation.
             bounds: [
-                1.0 - limit.compression,
-                1.0 + limit.extension,
+                lower,
+                upper,
                 limit.compression * (limit.compression - 2.0),
                 limit.extension * (limit.extension + 2.0),
             ]
