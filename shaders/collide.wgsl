@@ -13,6 +13,13 @@
 // onto the contour lift(phi) = t exp((phi - t)/t), which keeps wrinkles'
 // shape.
 
+// A rigid obstacle is probed through its grid at its pose, a deforming body
+// directly (CPU twin: src/collide/body.rs): the nearest triangle through a
+// bounding-volume hierarchy refitted by the host every step, the distance
+// signed by the nearest feature's pseudo-normal, the outward direction
+// (p - q)/|p - q|, the body's velocity at the nearest point interpolated
+// from the triangle's corners; a body farther than its reach is not seen.
+
 // One grid's placement in `sdf` (layout.rs `SdfInfo`).
 struct SdfInfo {
     origin: vec4<f32>,  // node (0, 0, 0), cell size
@@ -26,9 +33,24 @@ struct ObstacleGpu {
     start_trans: vec4<f32>,
     end_rot: vec4<f32>,
     end_trans: vec4<f32>,
-    contact: vec4<f32>,  // friction, thickness, -, -
-    grid: vec4<u32>,     // index into `grids`, -, -, -
+    contact: vec4<f32>,  // friction, thickness, a body's reach, -
+    grid: vec4<u32>,     // index into `sdf_info`, kind (GRID or BODY), -, -
+    // A body: its root node in `body_tree`, its first point in
+    // `body_points`, its vertex count, -.
+    body: vec4<u32>,
 }
+
+const GRID: u32 = 0u;
+const BODY: u32 = 1u;
+// No face across an edge; nothing within reach.
+const NO_FACE: u32 = 0xffffffffu;
+const FAR: f32 = 3.0e38;
+// Within this distance of a body's surface the outward direction is the
+// nearest feature's pseudo-normal (collide/body.rs ON_SURFACE).
+const ON_SURFACE: f32 = 1e-6;
+// Depth of the hierarchy walk's stack (a median-split tree of N triangles
+// needs about 2 log2(N / 4)).
+const STACK: u32 = 64u;
 
 const SETTLE_ITERATIONS: u32 = 3u;
 // Within this many thicknesses of an obstacle a vertex rests on it, unless it
@@ -54,6 +76,16 @@ const SEPARATING: f32 = 1e-6;
 @group(0) @binding(13) var<storage, read> rhs: array<vec4<f32>>;
 @group(0) @binding(14) var<storage, read> mass: array<f32>;
 @group(0) @binding(15) var<storage, read_write> released: array<atomic<u32>>;  // contacts released, kept
+// The step's bodies (kernels/collide.rs): every body's triangles, two
+// entries each (corners; the faces across its edges, as `body_tree`
+// indices), then every body's hierarchy nodes, two entries each (lower
+// corner's bits and first child or triangle; upper corner's bits and
+// triangle count, 0 for an inner node whose second child follows the first).
+@group(0) @binding(16) var<storage, read> body_tree: array<vec4<u32>>;
+// Per body: its vertices at the step's start, at its end, their
+// angle-weighted normals at the start and the end, and their velocities over
+// the step, `count` entries each.
+@group(0) @binding(17) var<storage, read> body_points: array<vec4<f32>>;
 
 fn rotate(q: vec4<f32>, p: vec3<f32>) -> vec3<f32> {
     let t = 2.0 * cross(q.xyz, p);
@@ -104,8 +136,188 @@ fn sample(g: SdfInfo, p: vec3<f32>) -> vec4<f32> {
     return vec4<f32>(grad, value);
 }
 
-// Distance and unit outward normal (world) of obstacle `o` at world point `p`.
-fn probe(o: ObstacleGpu, p: vec3<f32>, at_end: bool) -> vec4<f32> {
+// The velocity of rigid obstacle `o` at world point `p` over the step.
+fn obstacle_velocity(o: ObstacleGpu, p: vec3<f32>, h: f32) -> vec3<f32> {
+    let local = unrotate(o.start_rot, p - o.start_trans.xyz);
+    return (rotate(o.end_rot, local) + o.end_trans.xyz - p) / h;
+}
+
+// What a probe finds: distance, unit outward normal (zero: none) and the
+// obstacle's velocity at the point (collide/body.rs `Probe`).
+struct Probe {
+    normal: vec3<f32>,
+    phi: f32,
+    velocity: vec3<f32>,
+}
+
+fn box_distance2(p: vec3<f32>, lo: vec3<f32>, hi: vec3<f32>) -> f32 {
+    let d = max(max(lo - p, p - hi), vec3<f32>(0.0));
+    return dot(d, d);
+}
+
+// The closest point to `p` on triangle (a, b, c) (Ericson 5.1.5) and its
+// feature: 0 the face, 1 + k edge k (corner k to k + 1), 4 + k corner k.
+struct Closest {
+    q: vec3<f32>,
+    feature: u32,
+}
+
+fn closest_on_triangle(p: vec3<f32>, a: vec3<f32>, b: vec3<f32>, c: vec3<f32>) -> Closest {
+    let ab = b - a;
+    let ac = c - a;
+    let ap = p - a;
+    let d1 = dot(ab, ap);
+    let d2 = dot(ac, ap);
+    if (d1 <= 0.0 && d2 <= 0.0) {
+        return Closest(a, 4u);
+    }
+    let bp = p - b;
+    let d3 = dot(ab, bp);
+    let d4 = dot(ac, bp);
+    if (d3 >= 0.0 && d4 <= d3) {
+        return Closest(b, 5u);
+    }
+    let vc = d1 * d4 - d3 * d2;
+    if (vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0) {
+        return Closest(a + ab * (d1 / (d1 - d3)), 1u);
+    }
+    let cp = p - c;
+    let d5 = dot(ab, cp);
+    let d6 = dot(ac, cp);
+    if (d6 >= 0.0 && d5 <= d6) {
+        return Closest(c, 6u);
+    }
+    let vb = d5 * d2 - d1 * d6;
+    if (vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0) {
+        return Closest(a + ac * (d2 / (d2 - d6)), 3u);
+    }
+    let va = d3 * d6 - d5 * d4;
+    if (va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0) {
+        return Closest(b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6))), 2u);
+    }
+    let denom = 1.0 / (va + vb + vc);
+    return Closest(a + ab * (vb * denom) + ac * (vc * denom), 0u);
+}
+
+fn normalize_or_zero(v: vec3<f32>) -> vec3<f32> {
+    let len = length(v);
+    if (len > 0.0) {
+        return v / len;
+    }
+    return vec3<f32>(0.0);
+}
+
+// The unit normal of the triangle at `body_tree[f]`, its corners read
+// from the points starting at `base`.
+fn face_normal(f: u32, base: u32) -> vec3<f32> {
+    let t = body_tree[f].xyz + vec3<u32>(base);
+    let a = body_points[t.x].xyz;
+    return normalize_or_zero(cross(body_points[t.y].xyz - a, body_points[t.z].xyz - a));
+}
+
+// Barycentric weights of `q` (in the triangle's plane) in (a, b, c).
+fn barycentric(q: vec3<f32>, a: vec3<f32>, b: vec3<f32>, c: vec3<f32>) -> vec3<f32> {
+    let e0 = b - a;
+    let e1 = c - a;
+    let e2 = q - a;
+    let d00 = dot(e0, e0);
+    let d01 = dot(e0, e1);
+    let d11 = dot(e1, e1);
+    let d20 = dot(e2, e0);
+    let d21 = dot(e2, e1);
+    let denom = d00 * d11 - d01 * d01;
+    if (denom <= 0.0) {
+        return vec3<f32>(1.0, 0.0, 0.0);
+    }
+    let v = (d11 * d20 - d01 * d21) / denom;
+    let w = (d00 * d21 - d01 * d20) / denom;
+    return vec3<f32>(1.0 - v - w, v, w);
+}
+
+// Body `o` at `p`, at the step's start or end (collide/body.rs `probe`).
+fn body_probe(o: ObstacleGpu, p: vec3<f32>, at_end: bool) -> Probe {
+    let count = o.body.z;
+    var base = o.body.y;
+    if (at_end) {
+        base += count;
+    }
+    var best = o.contact.z * o.contact.z;
+    var found = NO_FACE;
+    var q = vec3<f32>(0.0);
+    var feature = 0u;
+    var stack: array<u32, STACK>;
+    stack[0] = o.body.x;
+    var top = 1u;
+    while (top > 0u) {
+        top -= 1u;
+        let n = stack[top];
+        let lower = body_tree[n];
+        let upper = body_tree[n + 1u];
+        if (box_distance2(p, bitcast<vec3<f32>>(lower.xyz), bitcast<vec3<f32>>(upper.xyz)) >= best) {
+            continue;
+        }
+        if (upper.w > 0u) {
+            for (var k = 0u; k < upper.w; k++) {
+                let f = lower.w + 2u * k;
+                let t = body_tree[f].xyz + vec3<u32>(base);
+                let c = closest_on_triangle(p, body_points[t.x].xyz, body_points[t.y].xyz, body_points[t.z].xyz);
+                let d = dot(p - c.q, p - c.q);
+                if (d < best) {
+                    best = d;
+                    found = f;
+                    q = c.q;
+                    feature = c.feature;
+                }
+            }
+        } else if (top + 2u <= STACK) {
+            // Visit the nearer child first.
+            let a = lower.w;
+            let b = lower.w + 2u;
+            let da = box_distance2(p, bitcast<vec3<f32>>(body_tree[a].xyz), bitcast<vec3<f32>>(body_tree[a + 1u].xyz));
+            let db = box_distance2(p, bitcast<vec3<f32>>(body_tree[b].xyz), bitcast<vec3<f32>>(body_tree[b + 1u].xyz));
+            if (da < db) {
+                stack[top] = b;
+                stack[top + 1u] = a;
+            } else {
+                stack[top] = a;
+                stack[top + 1u] = b;
+            }
+            top += 2u;
+        }
+    }
+    if (found == NO_FACE) {
+        return Probe(vec3<f32>(0.0), FAR, vec3<f32>(0.0));
+    }
+    let t = body_tree[found].xyz;
+    var pseudo = face_normal(found, base);
+    if (feature >= 4u) {
+        pseudo = body_points[base + 2u * count + t[feature - 4u]].xyz;
+    } else if (feature >= 1u) {
+        let across = body_tree[found + 1u][feature - 1u];
+        if (across != NO_FACE) {
+            pseudo += face_normal(across, base);
+        }
+    }
+    let d = sqrt(best);
+    var sign = 1.0;
+    if (dot(p - q, pseudo) < 0.0) {
+        sign = -1.0;
+    }
+    var normal = normalize_or_zero(pseudo);
+    if (d > ON_SURFACE) {
+        normal = (p - q) * (sign / d);
+    }
+    let velocity = o.body.y + 4u * count + t;
+    let w = barycentric(q, body_points[base + t.x].xyz, body_points[base + t.y].xyz, body_points[base + t.z].xyz);
+    let v = body_points[velocity.x].xyz * w.x + body_points[velocity.y].xyz * w.y + body_points[velocity.z].xyz * w.z;
+    return Probe(normal, sign * d, v);
+}
+
+// Obstacle `o` at world point `p` at the step's start or end.
+fn probe(o: ObstacleGpu, p: vec3<f32>, at_end: bool, h: f32) -> Probe {
+    if (o.grid.y == BODY) {
+        return body_probe(o, p, at_end);
+    }
     var rot = o.start_rot;
     var trans = o.start_trans.xyz;
     if (at_end) {
@@ -113,12 +325,7 @@ fn probe(o: ObstacleGpu, p: vec3<f32>, at_end: bool) -> vec4<f32> {
         trans = o.end_trans.xyz;
     }
     let s = sample(sdf_info[o.grid.x], unrotate(rot, p - trans));
-    let g = rotate(rot, s.xyz);
-    let len = length(g);
-    if (len > 0.0) {
-        return vec4<f32>(g / len, s.w);
-    }
-    return vec4<f32>(0.0, 0.0, 0.0, s.w);
+    return Probe(normalize_or_zero(rotate(rot, s.xyz)), s.w, obstacle_velocity(o, p, h));
 }
 
 fn lift(phi: f32, t: f32) -> f32 {
@@ -126,12 +333,6 @@ fn lift(phi: f32, t: f32) -> f32 {
         return phi;
     }
     return t * exp((phi - t) / t);
-}
-
-// The velocity of obstacle `o` at world point `p` over the step.
-fn obstacle_velocity(o: ObstacleGpu, p: vec3<f32>, h: f32) -> vec3<f32> {
-    let local = unrotate(o.start_rot, p - o.start_trans.xyz);
-    return (rotate(o.end_rot, local) + o.end_trans.xyz - p) / h;
 }
 
 // A free vertex within RESTING t of exactly one obstacle at the step's start,
@@ -152,11 +353,11 @@ fn resting(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups
         var separating = false;
         for (var k = 0u; k < obstacle_count.x; k++) {
             let o = obstacles[k];
-            let s = probe(o, p, false);
-            if (s.w < RESTING * o.contact.y && any(s.xyz != vec3<f32>(0.0))) {
-                let v_obs = obstacle_velocity(o, p, h);
+            let s = probe(o, p, false, h);
+            if (s.phi < RESTING * o.contact.y && any(s.normal != vec3<f32>(0.0))) {
+                let v_obs = s.velocity;
                 inside += 1u;
-                normal = s.xyz;
+                normal = s.normal;
                 vn = dot(v_obs, normal);
                 separating = dot(v[i].xyz - v_obs, normal) > SEPARATING * o.contact.y / h;
             }
@@ -230,20 +431,20 @@ fn respond(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups
         var push = vec3<f32>(0.0);
         for (var k = 0u; k < obstacle_count.x; k++) {
             let o = obstacles[k];
-            let s = probe(o, p, false);
-            let n = s.xyz;
+            let s = probe(o, p, false, h);
+            let n = s.normal;
             if (all(n == vec3<f32>(0.0))) {
                 continue;
             }
-            let v_obs = obstacle_velocity(o, p, h);
+            let v_obs = s.velocity;
             let rel = vi - v_obs;
             let vn = dot(rel, n);
             let tangent = rel - n * vn;
             // The normal velocity that lands the point on the contour.
-            let target_vn = (o.contact.y - s.w) / h;
+            let target_vn = (o.contact.y - s.phi) / h;
             // The normal velocity change the solve's resting contact gave.
             var impulse = 0.0;
-            if (s.w < RESTING * o.contact.y) {
+            if (s.phi < RESTING * o.contact.y) {
                 impulse = rest_normal[i].w;
             }
             let r = response(vn, target_vn, impulse, length(tangent), o.contact.x);
@@ -272,12 +473,13 @@ fn settle(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups)
     var hit = contact[i].x;
     var deepest = 3.0e38;
     if (is_free[i] != 0u && obstacle_count.x > 0u) {
+        let h = params.step.x;
         let p0 = rest[i].xyz + displacement(x[i]);
         var inside = 0u;
         var which = 0u;
         var phi0 = 0.0;
         for (var k = 0u; k < obstacle_count.x; k++) {
-            let d = probe(obstacles[k], p0, true).w;
+            let d = probe(obstacles[k], p0, true, h).phi;
             if (d < obstacles[k].contact.y) {
                 if (inside == 0u) {
                     which = k;
@@ -291,14 +493,17 @@ fn settle(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups)
             let o = obstacles[which];
             let target_phi = lift(phi0, o.contact.y);
             for (var it = 0u; it < SETTLE_ITERATIONS; it++) {
-                let s = probe(o, p0 + delta, true);
-                delta += s.xyz * (target_phi - s.w);
+                let s = probe(o, p0 + delta, true, h);
+                if (all(s.normal == vec3<f32>(0.0))) {
+                    break;
+                }
+                delta += s.normal * (target_phi - s.phi);
             }
             x[i] = displaced(x[i], delta);
             hit = 1.0;
         }
         for (var k = 0u; k < obstacle_count.x; k++) {
-            deepest = min(deepest, probe(obstacles[k], p0 + delta, true).w);
+            deepest = min(deepest, probe(obstacles[k], p0 + delta, true, h).phi);
         }
     }
     contact[i] = vec2<f32>(hit, deepest);

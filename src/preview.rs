@@ -11,6 +11,7 @@
 //! The simulation runs on its own backend (CPU or GPU); each frame reads its
 //! positions back and draws them on the window's device.
 
+use crate::collide::{Field, Pose, Surface};
 use crate::cloth::Cloth;
 use crate::error::{Error, Result};
 use crate::model::channel::Channels;
@@ -114,7 +115,8 @@ struct App<'a> {
     sim: Simulation,
     options: Options,
     gfx: Option<Gfx>,
-    /// Each obstacle's surface in its own frame (by grid index).
+    /// Each obstacle's surface in its own frame (a body's: its first frame,
+    /// whose triangles the frame at a step's end is drawn with).
     obstacles: Vec<Picture>,
     /// Orbit camera about the cloth's first bounding box.
     target: DVec3,
@@ -171,7 +173,13 @@ impl App<'_> {
         };
         let mut picture = Picture::new(&x, &cloth.mesh.faces, values.as_deref());
         for o in self.sim.obstacles() {
-            picture.add_moved(&self.obstacles[o.grid], &o.end);
+            match o.field {
+                Field::Grid(_) => picture.add_moved(&self.obstacles[o.obstacle], &o.end),
+                Field::Body(k) => {
+                    let body = Picture::obstacle(&self.sim.bodies()[k].end, &self.obstacles[o.obstacle].faces);
+                    picture.add_moved(&body, &Pose::default());
+                }
+            }
         }
         Ok(picture)
     }
@@ -410,9 +418,12 @@ pub fn run(scene: Scene, make_backend: &dyn Fn(&Scene) -> Result<Box<dyn Backend
     let obstacles: Vec<Picture> = scene
         .obstacles
         .iter()
-        .map(|o| {
-            let (x, faces) = isosurface::surface(&o.grid);
-            Picture::obstacle(&x, &faces)
+        .map(|o| match &o.surface {
+            Surface::Grid(g) => {
+                let (x, faces) = isosurface::surface(g);
+                Picture::obstacle(&x, &faces)
+            }
+            Surface::Sequence(seq) => Picture::obstacle(&seq.frames[0], &seq.faces),
         })
         .collect();
     // The camera orbits the cloth and the obstacles that start enabled.

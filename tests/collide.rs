@@ -174,8 +174,9 @@ fn a_mesh_obstacle_bakes_like_its_analytic_twin_and_is_cached() {
     let again = scene_with(serde_json::json!({ "mesh": { "path": "cube.obj" } }));
     let analytic = scene_with(serde_json::json!({ "box": { "center": [0, 0, 0], "half_extents": [0.1, 0.1, 0.1] } }));
     std::fs::remove_dir_all(&dir).unwrap();
-    let (m, a) = (&mesh.obstacles[0].grid, &analytic.obstacles[0].grid);
-    assert_eq!(m, &again.obstacles[0].grid, "the cached bake differs");
+    let grid = |s: &scene::Scene| s.obstacles[0].grid().unwrap().clone();
+    let (m, a) = (&grid(&mesh), &grid(&analytic));
+    assert_eq!(m, &grid(&again), "the cached bake differs");
     assert_eq!((m.dims, m.origin), (a.dims, a.origin));
     let worst = m
         .values

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 #[test]
 fn contact_response_matches_the_cpu_from_identical_states() {
-    use crease::collide::{ObstacleStep, Pose};
+    use crease::collide::{Field, ObstacleStep, Pose};
     use crease::step::StepInput;
     use glam::DVec3;
     if !common::have_gpu() {
@@ -25,12 +25,13 @@ fn contact_response_matches_the_cpu_from_identical_states() {
     )
     .unwrap();
     let (x, v, ch) = cpu_state_at(&scene, f64::INFINITY);
-    let grids = vec![Arc::clone(&scene.obstacles[0].grid)];
+    let grids = vec![Arc::clone(scene.obstacles[0].grid().unwrap())];
     let diagonal = scene.cloth.diagonal();
     // The ball at rest, then rising 2 mm over the step (dragging the cloth).
     for rise in [0.0, 0.002] {
         let obstacle = ObstacleStep {
-            grid: 0,
+            obstacle: 0,
+            field: Field::Grid(0),
             start: Pose::default(),
             end: Pose {
                 trans: DVec3::new(0.0, rise, 0.0),
@@ -78,7 +79,7 @@ fn contact_response_matches_the_cpu_from_identical_states() {
 /// `crease validate`.
 #[test]
 fn resting_contacts_match_the_cpu() {
-    use crease::collide::{ObstacleStep, Pose};
+    use crease::collide::{Field, ObstacleStep, Pose};
     use crease::step::StepInput;
     if !common::have_gpu() {
         return;
@@ -90,11 +91,12 @@ fn resting_contacts_match_the_cpu() {
     let rest = before.iter().map(|p| p.steps).sum::<u64>() as f64 * scene.dt;
     let (x, v, ch) = cpu_state_at(&scene, rest + 0.25);
     let table = scene.obstacles.iter().find(|o| o.name == "table").unwrap();
-    let grids = vec![Arc::clone(&table.grid)];
+    let grids = vec![Arc::clone(table.grid().unwrap())];
     let input = StepInput {
         grids: &grids,
         obstacles: &[ObstacleStep {
-            grid: 0,
+            obstacle: 0,
+            field: Field::Grid(0),
             start: Pose::default(),
             end: Pose::default(),
             friction: table.friction,

@@ -2,6 +2,7 @@
 
 use anyhow::Result;
 use crease::model::channel::{Channel, FrictionModel, PlasticModel};
+use crease::collide::Surface;
 use crease::scene::{self, Action, ObstacleAction, Scene};
 
 #[derive(clap::Args)]
@@ -111,17 +112,31 @@ fn print_scene(s: &Scene) {
         println!("  handle {}: {} vertices{axis}", h.name, h.vertices.len());
     }
     for o in &s.obstacles {
-        let g = &o.grid;
+        let surface = match &o.surface {
+            Surface::Grid(g) => format!(
+                "grid {} x {} x {} at {} m ({:.1} MiB)",
+                g.dims[0],
+                g.dims[1],
+                g.dims[2],
+                g.cell,
+                g.bytes() as f64 / (1 << 20) as f64
+            ),
+            Surface::Sequence(q) => format!(
+                "deforming body of {} vertices and {} triangles, {} frames at {} fps ({:.3} s{}), reach {} m",
+                q.mesh.vertices,
+                q.faces.len(),
+                q.frames.len(),
+                q.fps,
+                q.duration(),
+                if q.looped { ", looped" } else { ", then held" },
+                q.reach
+            ),
+        };
         println!(
-            "  obstacle {}: friction {}, thickness {} m, grid {} x {} x {} at {} m ({:.1} MiB){}",
+            "  obstacle {}: friction {}, thickness {} m, {surface}{}",
             o.name,
             o.friction,
             o.thickness,
-            g.dims[0],
-            g.dims[1],
-            g.dims[2],
-            g.cell,
-            g.bytes() as f64 / (1 << 20) as f64,
             if o.enabled { "" } else { ", added later" }
         );
     }

@@ -2,6 +2,7 @@
 
 use anyhow::Result;
 use crease::gpu::{GpuBackend, GpuContext};
+use crease::collide::Surface;
 use crease::scene;
 use std::sync::Arc;
 
@@ -51,7 +52,14 @@ pub fn info(args: InfoArgs) -> Result<()> {
                     bytes as f64 / n as f64
                 );
                 if !s.obstacles.is_empty() {
-                    let grids: u64 = s.obstacles.iter().map(|o| o.grid.bytes()).sum();
+                    let grids: u64 = s
+                        .obstacles
+                        .iter()
+                        .map(|o| match &o.surface {
+                            Surface::Grid(g) => g.bytes(),
+                            Surface::Sequence(_) => 0,
+                        })
+                        .sum();
                     println!(
                         "  and {grids} bytes of obstacle grids ({} obstacles), uploaded at the first step with an obstacle",
                         s.obstacles.len()

@@ -4,27 +4,18 @@
 //! Aanæs 2005), which is correct for any closed, outward-oriented mesh,
 //! concave ones included.
 
+use super::bvh::Bvh;
 use crate::mesh::TriMesh;
 use glam::DVec3;
 use std::collections::HashMap;
 
 /// The feature of a triangle a closest point lies on.
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Feature {
+pub(crate) enum Feature {
     Face,
     /// Edge `k`: from corner k to corner k+1.
     Edge(usize),
     Vertex(usize),
-}
-
-#[derive(Clone, Debug)]
-struct Node {
-    lo: DVec3,
-    hi: DVec3,
-    /// Leaf: triangles `start..start + count` of `order`; inner: children
-    /// `start` and `start + 1` when `count == 0`.
-    start: u32,
-    count: u32,
 }
 
 #[derive(Debug)]
@@ -35,13 +26,12 @@ pub struct MeshSdf {
     /// Per face, per edge k (corner k to k+1): the sum of the two faces' normals.
     edge_normal: Vec<[DVec3; 3]>,
     vertex_normal: Vec<DVec3>,
-    nodes: Vec<Node>,
-    order: Vec<u32>,
+    tree: Bvh,
 }
 
 /// Closest point to `p` on triangle `t` (Ericson, Real-Time Collision
 /// Detection, 5.1.5) and the feature it lies on.
-fn closest_on_triangle(p: DVec3, t: [DVec3; 3]) -> (DVec3, Feature) {
+pub(crate) fn closest_on_triangle(p: DVec3, t: [DVec3; 3]) -> (DVec3, Feature) {
     let [a, b, c] = t;
     let (ab, ac, ap) = (b - a, c - a, p - a);
     let (d1, d2) = (ab.dot(ap), ac.dot(ap));
@@ -72,10 +62,6 @@ fn closest_on_triangle(p: DVec3, t: [DVec3; 3]) -> (DVec3, Feature) {
     }
     let denom = 1.0 / (va + vb + vc);
     (a + ab * (vb * denom) + ac * (vc * denom), Feature::Face)
-}
-
-fn box_distance2(p: DVec3, lo: DVec3, hi: DVec3) -> f64 {
-    (lo - p).max(p - hi).max(DVec3::ZERO).length_squared()
 }
 
 impl MeshSdf {
@@ -141,10 +127,9 @@ impl MeshSdf {
             face_normal,
             edge_normal,
             vertex_normal,
-            nodes: Vec::new(),
-            order: (0..nf as u32).collect(),
+            tree: Bvh::build(&[]),
         };
-        sdf.build();
+        sdf.tree = Bvh::build(&(0..nf as u32).map(|f| sdf.triangle(f)).collect::<Vec<_>>());
         Ok(sdf)
     }
 
@@ -152,88 +137,18 @@ impl MeshSdf {
         self.faces[f as usize].map(|v| self.positions[v as usize])
     }
 
-    fn build(&mut self) {
-        let centroid: Vec<DVec3> = (0..self.faces.len() as u32)
-            .map(|f| self.triangle(f).iter().sum::<DVec3>() / 3.0)
-            .collect();
-        self.nodes.push(Node {
-            lo: DVec3::ZERO,
-            hi: DVec3::ZERO,
-            start: 0,
-            count: self.faces.len() as u32,
-        });
-        let mut stack = vec![0usize];
-        while let Some(n) = stack.pop() {
-            let (start, count) = (self.nodes[n].start as usize, self.nodes[n].count as usize);
-            let range = start..start + count;
-            let (mut lo, mut hi) = (DVec3::INFINITY, DVec3::NEG_INFINITY);
-            for &f in &self.order[range.clone()] {
-                for p in self.triangle(f) {
-                    (lo, hi) = (lo.min(p), hi.max(p));
-                }
-            }
-            (self.nodes[n].lo, self.nodes[n].hi) = (lo, hi);
-            if count <= 4 {
-                continue;
-            }
-            // Median split along the longest axis of the centroids.
-            let axis = (hi - lo).to_array().iter().enumerate().fold(
-                0,
-                |best, (k, &e)| {
-                    if e > (hi - lo)[best] { k } else { best }
-                },
-            );
-            self.order[range].sort_by(|&a, &b| centroid[a as usize][axis].total_cmp(&centroid[b as usize][axis]));
-            let half = count / 2;
-            let children = self.nodes.len();
-            for (s, c) in [(start, half), (start + half, count - half)] {
-                self.nodes.push(Node {
-                    lo: DVec3::ZERO,
-                    hi: DVec3::ZERO,
-                    start: s as u32,
-                    count: c as u32,
-                });
-                stack.push(self.nodes.len() - 1);
-            }
-            self.nodes[n].start = children as u32;
-            self.nodes[n].count = 0;
-        }
-    }
-
     pub fn bounds(&self) -> (DVec3, DVec3) {
-        (self.nodes[0].lo, self.nodes[0].hi)
+        (self.tree.nodes[0].lo, self.tree.nodes[0].hi)
     }
 
     /// Signed distance from `p` to the surface, negative inside.
     pub fn distance(&self, p: DVec3) -> f64 {
-        let mut best = (f64::INFINITY, 0u32, DVec3::ZERO, Feature::Face);
-        let mut stack = vec![0usize];
-        while let Some(n) = stack.pop() {
-            let node = &self.nodes[n];
-            if box_distance2(p, node.lo, node.hi) >= best.0 {
-                continue;
-            }
-            if node.count > 0 {
-                for &f in &self.order[node.start as usize..(node.start + node.count) as usize] {
-                    let (q, feature) = closest_on_triangle(p, self.triangle(f));
-                    let d2 = (p - q).length_squared();
-                    if d2 < best.0 {
-                        best = (d2, f, q, feature);
-                    }
-                }
-            } else {
-                // Visit the nearer child first.
-                let (a, b) = (node.start as usize, node.start as usize + 1);
-                let da = box_distance2(p, self.nodes[a].lo, self.nodes[a].hi);
-                let db = box_distance2(p, self.nodes[b].lo, self.nodes[b].hi);
-                if da < db {
-                    stack.extend([b, a]);
-                } else {
-                    stack.extend([a, b]);
-                }
-            }
-        }
-        let (d2, f, q, feature) = best;
+        let Some((d2, (f, q, feature))) = self.tree.nearest(p, f64::INFINITY, |f| {
+            let (q, feature) = closest_on_triangle(p, self.triangle(f));
+            ((p - q).length_squared(), (f, q, feature))
+        }) else {
+            return f64::INFINITY;
+        };
         let f = f as usize;
         let normal = match feature {
             Feature::Face => self.face_normal[f],

@@ -1,17 +1,21 @@
-//! Obstacles as signed-distance grids (Bridson, Marino & Fedkiw 2003, §5):
-//! shapes ([`shape`], [`mesh_sdf`]) baked once into uniform grids ([`grid`],
-//! cached on disk for meshes by [`cache`]), moved rigidly over the
-//! timeline. The response itself is a kernel: `src/cpu/collide.rs` and its
+//! Obstacles (Bridson, Marino & Fedkiw 2003, §5): rigid shapes ([`shape`],
+//! [`mesh_sdf`]) baked once into signed-distance grids ([`grid`], cached on
+//! disk for meshes by [`cache`]) and moved rigidly over the timeline, and
+//! deforming triangle meshes ([`sequence`], probed directly by [`body`]
+//! through a [`bvh`]). The response itself is a kernel: `src/cpu/collide.rs` and its
 //! twin `shaders/collide.wgsl`. [`intersect`] counts the cloth's own
 //! crossing triangle pairs (`--check-intersections`); [`proximity`] finds
 //! the cloth's close vertex-triangle and edge-edge pairs for self-collision.
 
+pub mod body;
 pub mod boxgrid;
+pub mod bvh;
 pub mod cache;
 pub mod grid;
 pub mod intersect;
 pub mod mesh_sdf;
 pub mod proximity;
+pub mod sequence;
 pub mod shape;
 
 pub use grid::SdfGrid;
@@ -20,12 +24,22 @@ pub use shape::Shape;
 use glam::{DQuat, DVec3};
 use std::sync::Arc;
 
-/// An obstacle of a scene: its grid (in the obstacle's frame, which is the
-/// world frame at the start), Coulomb friction and contact thickness.
+/// What an obstacle's surface is made of.
+#[derive(Clone, Debug)]
+pub enum Surface {
+    /// A rigid shape baked into a grid (in the obstacle's frame, which is
+    /// the world frame at the start).
+    Grid(Arc<SdfGrid>),
+    /// A deforming triangle mesh, probed directly ([`body`]).
+    Sequence(Arc<sequence::Sequence>),
+}
+
+/// An obstacle of a scene: its surface, Coulomb friction and contact
+/// thickness.
 #[derive(Clone, Debug)]
 pub struct Obstacle {
     pub name: String,
-    pub grid: Arc<SdfGrid>,
+    pub surface: Surface,
     pub friction: f64,
     /// Points are kept at least this far outside the surface (m).
     pub thickness: f64,
@@ -34,6 +48,16 @@ pub struct Obstacle {
     /// Where cloth sticks to it (with the scene's sticking): the surface
     /// inside this box, in its start coordinates; `None`: not sticky.
     pub sticky: Option<(DVec3, DVec3)>,
+}
+
+impl Obstacle {
+    /// A rigid obstacle's grid (`None` for a deforming body).
+    pub fn grid(&self) -> Option<&Arc<SdfGrid>> {
+        match &self.surface {
+            Surface::Grid(g) => Some(g),
+            Surface::Sequence(_) => None,
+        }
+    }
 }
 
 /// A rigid pose: `world = rot * local + trans`.
@@ -62,12 +86,21 @@ impl Pose {
     }
 }
 
+/// Where a step finds an enabled obstacle's surface: one of its grids, or
+/// one of its bodies (`StepInput::grids`, `StepInput::bodies`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Field {
+    Grid(usize),
+    Body(usize),
+}
+
 /// An enabled obstacle during one step: where it is at the step's start
 /// and end (its velocity is the difference over the step).
 #[derive(Clone, Copy, Debug)]
 pub struct ObstacleStep {
-    /// Index into the grids handed to `Backend::set_obstacles`.
-    pub grid: usize,
+    /// The obstacle's index in the scene.
+    pub obstacle: usize,
+    pub field: Field,
     pub start: Pose,
     pub end: Pose,
     pub friction: f64,
@@ -75,8 +108,8 @@ pub struct ObstacleStep {
 }
 
 impl ObstacleStep {
-    /// The obstacle's velocity over a step of `h` seconds at world point
-    /// `x` (collide.wgsl `obstacle_velocity`).
+    /// A rigid obstacle's velocity over a step of `h` seconds at world
+    /// point `x` (collide.wgsl `obstacle_velocity`).
     pub fn velocity_at(&self, x: DVec3, h: f64) -> DVec3 {
         (self.end.to_world(self.start.to_local(x)) - x) / h
     }

@@ -161,7 +161,7 @@ impl Shape {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::collide::SdfGrid;
 

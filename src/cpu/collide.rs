@@ -20,9 +20,13 @@
 //!   shape instead of being flattened. Points within `t` of two or more
 //!   obstacles (pinched) are left to the forecast alone.
 //!
-//! Obstacles are handled one after another in scene order.
+//! Obstacles are handled one after another in scene order. A rigid
+//! obstacle is probed through its grid at its pose, a deforming body
+//! directly (collide/body.rs); both give the distance `phi`, the outward
+//! normal and the obstacle's velocity at the point.
 
-use crate::collide::{ContactReport, ObstacleStep, SdfGrid, lift};
+use crate::collide::body::{BodyStep, Probe};
+use crate::collide::{ContactReport, Field, ObstacleStep, SdfGrid, lift};
 use crate::model::contact::response;
 use glam::DVec3;
 use rayon::prelude::*;
@@ -42,17 +46,41 @@ const RESTING: f64 = 1.01;
 /// rounding a held contact's normal velocity keeps, far below any motion.
 const SEPARATING: f64 = 1e-6;
 
-fn normal_at(grid: &SdfGrid, o: &ObstacleStep, world: DVec3, end: bool) -> (f64, DVec3) {
-    let pose = if end { &o.end } else { &o.start };
-    let (phi, g) = grid.sample(pose.to_local(world));
-    (phi, (pose.rot * g).normalize_or_zero())
+/// The surfaces of a step's obstacles.
+#[derive(Clone, Copy)]
+pub struct Surfaces<'a> {
+    pub grids: &'a [Arc<SdfGrid>],
+    pub bodies: &'a [BodyStep],
+}
+
+impl Surfaces<'_> {
+    /// Obstacle `o` at world point `p` at the step's start or end; a body
+    /// out of reach is infinitely far, with no normal.
+    fn probe(&self, o: &ObstacleStep, p: DVec3, end: bool, h: f64) -> Probe {
+        match o.field {
+            Field::Grid(k) => {
+                let pose = if end { &o.end } else { &o.start };
+                let (phi, g) = self.grids[k].sample(pose.to_local(p));
+                Probe {
+                    phi,
+                    normal: (pose.rot * g).normalize_or_zero(),
+                    velocity: o.velocity_at(p, h),
+                }
+            }
+            Field::Body(k) => self.bodies[k].probe(p, end, h).unwrap_or(Probe {
+                phi: f64::INFINITY,
+                normal: DVec3::ZERO,
+                velocity: DVec3::ZERO,
+            }),
+        }
+    }
 }
 
 /// §5.2: forecasts each free vertex against each obstacle and corrects its
 /// velocity; sets `touched[i]` where it did.
 #[allow(clippy::too_many_arguments)]
 pub fn respond(
-    grids: &[Arc<SdfGrid>],
+    surfaces: Surfaces,
     obstacles: &[ObstacleStep],
     h: f64,
     x: &mut [DVec3],
@@ -72,12 +100,14 @@ pub fn respond(
             }
             let mut push = DVec3::ZERO;
             for o in obstacles {
-                let grid = &grids[o.grid];
-                let (phi, n) = normal_at(grid, o, *xi, false);
+                let Probe {
+                    phi,
+                    normal: n,
+                    velocity: v_obs,
+                } = surfaces.probe(o, *xi, false, h);
                 if n == DVec3::ZERO {
                     continue;
                 }
-                let v_obs = o.velocity_at(*xi, h);
                 let rel = *vi - v_obs;
                 let vn = rel.dot(n);
                 let tangent = rel - n * vn;
@@ -109,7 +139,7 @@ pub fn respond(
 /// out by the solve, and moves freely along the surface.
 #[allow(clippy::too_many_arguments)]
 pub fn resting(
-    grids: &[Arc<SdfGrid>],
+    surfaces: Surfaces,
     obstacles: &[ObstacleStep],
     h: f64,
     x: &[DVec3],
@@ -129,9 +159,12 @@ pub fn resting(
             }
             let xi = x[i];
             let mut inside = obstacles.iter().filter_map(|o| {
-                let (phi, n) = normal_at(&grids[o.grid], o, xi, false);
+                let Probe {
+                    phi,
+                    normal: n,
+                    velocity: v_obs,
+                } = surfaces.probe(o, xi, false, h);
                 (phi < RESTING * o.thickness && n != DVec3::ZERO).then(|| {
-                    let v_obs = o.velocity_at(xi, h);
                     let separating = (v[i] - v_obs).dot(n) > SEPARATING * o.thickness / h;
                     (n, v_obs.dot(n), separating)
                 })
@@ -174,8 +207,9 @@ pub fn release(normals: &mut [DVec3], held: &mut [f64], a_dv: &[DVec3], rhs: &[D
 /// onto `lift(phi)`; returns the step's contact figures (counting `touched`;
 /// the resting contacts are the solve's).
 pub fn settle(
-    grids: &[Arc<SdfGrid>],
+    surfaces: Surfaces,
     obstacles: &[ObstacleStep],
+    h: f64,
     x: &mut [DVec3],
     free: &[bool],
     touched: &mut [bool],
@@ -190,20 +224,22 @@ pub fn settle(
             }
             let mut inside = obstacles
                 .iter()
-                .map(|o| (o, normal_at(&grids[o.grid], o, *xi, true).0))
+                .map(|o| (o, surfaces.probe(o, *xi, true, h).phi))
                 .filter(|(o, phi)| *phi < o.thickness);
             if let (Some((o, phi)), None) = (inside.next(), inside.next()) {
-                let grid = &grids[o.grid];
                 let target = lift(phi, o.thickness);
                 for _ in 0..SETTLE_ITERATIONS {
-                    let (phi, n) = normal_at(grid, o, *xi, true);
-                    *xi += n * (target - phi);
+                    let hit = surfaces.probe(o, *xi, true, h);
+                    if hit.normal == DVec3::ZERO {
+                        break;
+                    }
+                    *xi += hit.normal * (target - hit.phi);
                 }
                 *hit = true;
             }
             obstacles
                 .iter()
-                .map(|o| normal_at(&grids[o.grid], o, *xi, true).0)
+                .map(|o| surfaces.probe(o, *xi, true, h).phi)
                 .fold(f64::INFINITY, f64::min)
         })
         .collect();
@@ -228,9 +264,14 @@ mod tests {
         Arc::new(SdfGrid::bake(DVec3::splat(-0.2), DVec3::splat(0.2), 0.01, |p| shape.distance(p)).unwrap())
     }
 
+    fn on(grids: &[Arc<SdfGrid>]) -> Surfaces<'_> {
+        Surfaces { grids, bodies: &[] }
+    }
+
     fn still(grid: usize, thickness: f64) -> ObstacleStep {
         ObstacleStep {
-            grid,
+            obstacle: grid,
+            field: Field::Grid(grid),
             start: Pose::default(),
             end: Pose::default(),
             friction: 0.3,
@@ -251,7 +292,7 @@ mod tests {
             .collect();
         let before: Vec<f64> = x.iter().map(|p| p.dot(n)).collect();
         let (free, mut touched) = (vec![true; x.len()], vec![false; x.len()]);
-        let report = settle(&grids, &[still(0, t)], &mut x, &free, &mut touched);
+        let report = settle(on(&grids), &[still(0, t)], 0.01, &mut x, &free, &mut touched);
         let after: Vec<f64> = x.iter().map(|p| p.dot(n)).collect();
         assert_eq!(report.penetration, 0.0);
         for i in 0..x.len() {
@@ -279,7 +320,7 @@ mod tests {
         let mut v = vec![DVec3::new(0.1, -0.2, 0.0), DVec3::new(0.0, -3.0, 0.0)];
         let (free, mut touched) = (vec![true; 2], vec![false; 2]);
         respond(
-            &grids,
+            on(&grids),
             &[still(0, t)],
             h,
             &mut x,
@@ -329,7 +370,7 @@ mod tests {
         let free = [true, true, true, false];
         let mut normals = [DVec3::ONE; 4];
         let mut dv = [DVec3::new(0.01, 0.02, 0.03); 4];
-        resting(&grids, &[rising], h, &x, &v, &free, &mut normals, &mut dv);
+        resting(on(&grids), &[rising], h, &x, &v, &free, &mut normals, &mut dv);
         assert!((normals[0] - DVec3::Y).length() < 1e-12, "{}", normals[0]);
         assert_eq!(normals[1..], [DVec3::ZERO; 3]);
         // The resting vertex moves up with the floor; its tangential dv is kept.
@@ -343,7 +384,7 @@ mod tests {
         // Within the thickness of two obstacles (a ceiling 4.5 mm up): none.
         let still_two = [still(0, t), still(1, t)];
         resting(
-            &grids,
+            on(&grids),
             &still_two,
             h,
             &x[..1],
@@ -378,9 +419,9 @@ mod tests {
         let grids = vec![floor(DVec3::Y, 0.0), floor(-DVec3::Y, -0.004)];
         let mut x = vec![DVec3::new(0.0, 0.001, 0.0)];
         let (free, mut touched) = (vec![true], vec![false]);
-        settle(&grids, &[still(0, t), still(1, t)], &mut x, &free, &mut touched);
+        settle(on(&grids), &[still(0, t), still(1, t)], 0.01, &mut x, &free, &mut touched);
         assert_eq!(x[0], DVec3::new(0.0, 0.001, 0.0));
-        settle(&grids, &[still(0, t)], &mut x, &free, &mut touched);
+        settle(on(&grids), &[still(0, t)], 0.01, &mut x, &free, &mut touched);
         assert!((x[0].y - lift(0.001, t)).abs() < 1e-9, "{}", x[0].y);
     }
 }

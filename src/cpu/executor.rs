@@ -93,7 +93,7 @@ impl Executor for CpuBackend {
         );
         if resting {
             collide::resting(
-                input.grids,
+                surfaces(input),
                 input.obstacles,
                 input.dt,
                 &self.x,
@@ -175,7 +175,7 @@ impl Executor for CpuBackend {
 
     fn respond(&mut self, input: &StepInput, h: f64) -> Result<()> {
         collide::respond(
-            input.grids,
+            surfaces(input),
             input.obstacles,
             h,
             &mut self.x,
@@ -206,8 +206,9 @@ impl Executor for CpuBackend {
 
     fn settle(&mut self, input: &StepInput) -> Result<ContactReport> {
         Ok(collide::settle(
-            input.grids,
+            surfaces(input),
             input.obstacles,
+            input.dt,
             &mut self.x,
             &self.free,
             &mut self.touched,
@@ -242,5 +243,13 @@ impl Executor for CpuBackend {
             ))),
             None => Ok(()),
         }
+    }
+}
+
+/// The step's obstacle surfaces.
+fn surfaces<'a>(input: &StepInput<'a>) -> collide::Surfaces<'a> {
+    collide::Surfaces {
+        grids: input.grids,
+        bodies: input.bodies,
     }
 }

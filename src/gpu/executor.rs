@@ -6,7 +6,7 @@
 use super::backend::GpuBackend;
 use super::kernel::Pass;
 use super::kernels::{PCG, PLAIN, RHS, WgCollide, WgRepulsion, WgStrainLimit};
-use super::layout::{Displacement, ObstacleGpu, Params, Scalars};
+use super::layout::{Displacement, Params, Scalars};
 use crate::collide::ContactReport;
 use crate::collide::proximity::Proximity;
 use crate::error::{Error, Result};
@@ -51,18 +51,21 @@ impl GpuBackend {
         }
     }
 
-    /// Uploads the scene's obstacle grids and builds the collision kernels,
-    /// unless the same grids are already on the device.
+    /// Uploads the scene's obstacle grids and the bodies' triangles and
+    /// builds the collision kernels, unless the same are already on the
+    /// device; then uploads the step's poses and bodies.
     fn prepare_collide(&mut self, input: &StepInput) -> Result<()> {
-        if !self.collide.as_ref().is_some_and(|c| c.holds(input.grids)) {
+        if !self.collide.as_ref().is_some_and(|c| c.holds(input.grids, input.bodies)) {
             let n = self.cloth.vertex_count();
-            self.collide = Some(WgCollide::new(&self.ctx, &mut self.buffers, self.row, input.grids, n)?);
+            let c = WgCollide::new(&self.ctx, &mut self.buffers, self.row, input.grids, input.bodies, n)?;
+            self.collide = Some(c);
             self.ctx.check()?;
         }
-        let obstacles: Vec<ObstacleGpu> = input.obstacles.iter().map(ObstacleGpu::new).collect();
+        if let Some(c) = &self.collide {
+            c.upload(&self.ctx, &self.buffers, input.obstacles, input.bodies, input.dt);
+        }
+        let count = [input.obstacles.len() as u32, 0, 0, 0];
         let q = &self.ctx.queue;
-        q.write_buffer(&self.buffers["obstacles"], 0, bytemuck::cast_slice(&obstacles));
-        let count = [obstacles.len() as u32, 0, 0, 0];
         q.write_buffer(&self.buffers["obstacle_count"], 0, bytemuck::cast_slice(&count));
         Ok(())
     }

@@ -276,10 +276,17 @@ pub struct ObstacleGpu {
     pub end_trans: [f32; 4],
     pub contact: [f32; 4],
     pub grid: [u32; 4],
+    pub body: [u32; 4],
 }
 
+/// `ObstacleGpu::grid`'s kinds (collide.wgsl `GRID`, `BODY`).
+pub const GRID: u32 = 0;
+pub const BODY: u32 = 1;
+
 impl ObstacleGpu {
-    pub fn new(o: &crate::collide::ObstacleStep) -> ObstacleGpu {
+    /// Obstacle `o`; on a body, `body` is where its hierarchy and points
+    /// are (kernels/collide.rs `BodyPlace::of`) and `reach` how far it acts.
+    pub fn new(o: &crate::collide::ObstacleStep, body: [u32; 4], reach: f64) -> ObstacleGpu {
         let q = |r: glam::DQuat| [r.x, r.y, r.z, r.w].map(|x| x as f32);
         let t = |v: glam::DVec3| [v.x, v.y, v.z, 0.0].map(|x| x as f32);
         ObstacleGpu {
@@ -287,8 +294,12 @@ impl ObstacleGpu {
             start_trans: t(o.start.trans),
             end_rot: q(o.end.rot),
             end_trans: t(o.end.trans),
-            contact: [o.friction as f32, o.thickness as f32, 0.0, 0.0],
-            grid: [o.grid as u32, 0, 0, 0],
+            contact: [o.friction as f32, o.thickness as f32, reach as f32, 0.0],
+            grid: match o.field {
+                crate::collide::Field::Grid(k) => [k as u32, GRID, 0, 0],
+                crate::collide::Field::Body(k) => [k as u32, BODY, 0, 0],
+            },
+            body,
         }
     }
 }

@@ -2,6 +2,7 @@
 //! embedded in the binary, and validation into a ready-to-run [`Scene`].
 
 mod cloth_mesh;
+mod frames;
 mod material;
 mod obstacles;
 mod overrides;

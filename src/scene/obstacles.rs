@@ -1,10 +1,11 @@
 //! Resolution of the scene's `obstacles`: shapes checked field by field,
-//! then baked into signed-distance grids (mesh bakes through the cache).
+//! then baked into signed-distance grids (mesh bakes through the cache);
+//! deforming bodies read frame by frame (`frames.rs`).
 
 use super::schema::{ObstacleSpec, ShapeSpec, StickySpec};
 use crate::collide::cache;
 use crate::collide::mesh_sdf::MeshSdf;
-use crate::collide::{Obstacle, SdfGrid, Shape};
+use crate::collide::{Obstacle, SdfGrid, Shape, Surface};
 use crate::error::{Error, Result};
 use crate::util::Fnv;
 use glam::DVec3;
@@ -140,6 +141,14 @@ impl Ctx<'_> {
                 }
                 Shape::Union(out)
             }
+            ShapeSpec::Sequence(_) => {
+                return Err(self.err(
+                    field,
+                    "a sequence is a deforming body of its own and cannot be part of a union: make it an obstacle \
+                     of its own"
+                        .into(),
+                ));
+            }
             ShapeSpec::Mesh { path, scale, translate } => {
                 let scale = self.length(&f("mesh.scale"), *scale)?;
                 let shift = self.point(&f("mesh.translate"), *translate)?;
@@ -181,7 +190,6 @@ pub fn resolve(
             base,
             hash: Fnv::default(),
         };
-        let shape = ctx.shape(&field("shape"), &spec.shape)?;
         if !(spec.friction.is_finite() && spec.friction >= 0.0) {
             return Err(ctx.err(
                 &field("friction"),
@@ -189,6 +197,32 @@ pub fn resolve(
             ));
         }
         let thickness = ctx.length(&field("thickness"), spec.thickness)?;
+        if let ShapeSpec::Sequence(seq) = &spec.shape {
+            let grid_only = [
+                ("cell", spec.cell.is_some()),
+                ("bounds", spec.bounds.is_some()),
+                ("sticky", spec.sticky.is_some()),
+            ];
+            if let Some((k, _)) = grid_only.iter().find(|(_, given)| *given) {
+                return Err(ctx.err(
+                    &field(k),
+                    "applies to rigid shapes only; a sequence is probed directly and cannot be sticky: remove it"
+                        .into(),
+                ));
+            }
+            let err = |k: &str, m: String| ctx.err(&field(&format!("shape.sequence.{k}")), m);
+            let sequence = super::frames::load(base, seq, &err)?;
+            out.push(Obstacle {
+                name: name.clone(),
+                surface: Surface::Sequence(Arc::new(sequence)),
+                friction: spec.friction,
+                thickness,
+                enabled: spec.enabled,
+                sticky: None,
+            });
+            continue;
+        }
+        let shape = ctx.shape(&field("shape"), &spec.shape)?;
         let (slo, shi) = shape.bounds();
         let bounded = slo.is_finite() && shi.is_finite();
         let thinnest = if bounded {
@@ -260,7 +294,7 @@ pub fn resolve(
         };
         out.push(Obstacle {
             name: name.clone(),
-            grid: Arc::new(grid),
+            surface: Surface::Grid(Arc::new(grid)),
             friction: spec.friction,
             thickness,
             enabled: spec.enabled,

@@ -105,6 +105,7 @@ impl Scene {
             targets: &[],
             solver: self.solver,
             grids: &[],
+            bodies: &[],
             obstacles: &[],
             self_collision: self.self_collision,
             strain_limit: self.strain_limit,

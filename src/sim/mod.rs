@@ -7,7 +7,8 @@ mod handles;
 mod obstacles;
 mod sticking;
 
-use crate::collide::{ObstacleStep, SdfGrid};
+use crate::collide::body::BodyStep;
+use crate::collide::{Field, ObstacleStep, SdfGrid, Surface};
 use crate::error::Result;
 use crate::scene::Scene;
 use crate::step::{Backend, BackendState, StepInput, StepReport, Stick};
@@ -53,8 +54,10 @@ pub struct Simulation {
     backend: Box<dyn Backend>,
     handles: Vec<HandleState>,
     obstacles: Vec<ObstacleState>,
+    /// The grids of the rigid obstacles, in scene order.
     grids: Vec<Arc<SdfGrid>>,
     active: Vec<ObstacleStep>,
+    bodies: Vec<BodyStep>,
     phase: usize,
     phase_step: u64,
     steps: u64,
@@ -74,13 +77,21 @@ impl Simulation {
             .map(|h| HandleState::grab(&h.vertices, x))
             .collect();
         let obstacles = scene.obstacles.iter().map(ObstacleState::new).collect();
-        let grids = scene.obstacles.iter().map(|o| Arc::clone(&o.grid)).collect();
+        let grids = scene
+            .obstacles
+            .iter()
+            .filter_map(|o| match &o.surface {
+                Surface::Grid(g) => Some(Arc::clone(g)),
+                Surface::Sequence(_) => None,
+            })
+            .collect();
         Simulation {
             backend,
             handles,
             obstacles,
             grids,
             active: Vec::new(),
+            bodies: Vec::new(),
             phase: 0,
             phase_step: 0,
             steps: 0,
@@ -97,9 +108,14 @@ impl Simulation {
         self.backend.as_ref()
     }
 
-    /// The obstacles enabled in the last step, with their poses.
+    /// The obstacles enabled in the last step, with their poses, and the
+    /// deforming bodies among them (`Field::Body` indexes them).
     pub fn obstacles(&self) -> &[ObstacleStep] {
         &self.active
+    }
+
+    pub fn bodies(&self) -> &[BodyStep] {
+        &self.bodies
     }
 
     /// The driver's and the backend's state, exactly.
@@ -206,9 +222,24 @@ impl Simulation {
             }
         }
         self.active.clear();
+        self.bodies.clear();
+        let (t0, t1) = (self.time(), self.time() + self.scene.dt);
+        let mut grid = 0;
         for (k, (state, o)) in self.obstacles.iter().zip(&self.scene.obstacles).enumerate() {
-            self.active
-                .extend(state.step(o, k, phase.obstacle_actions[k].as_ref(), s0, s));
+            let field = match &o.surface {
+                Surface::Grid(_) => Field::Grid(grid),
+                Surface::Sequence(_) => Field::Body(self.bodies.len()),
+            };
+            grid += matches!(field, Field::Grid(_)) as usize;
+            let Some(step) = state.step(o, k, field, phase.obstacle_actions[k].as_ref(), s0, s) else {
+                continue;
+            };
+            // A deforming body is placed at the step's start and end times
+            // (simulated time: its animation's clock), by the obstacle's pose.
+            if let Surface::Sequence(seq) = &o.surface {
+                self.bodies.push(seq.step(t0, t1, &step.start, &step.end));
+            }
+            self.active.push(step);
         }
         if let (Some(st), Some(spec)) = (&mut self.sticking, &self.scene.sticking) {
             let x = self.backend.positions()?;
@@ -245,6 +276,7 @@ impl Simulation {
             targets: &self.targets,
             solver: self.scene.solver,
             grids: &self.grids,
+            bodies: &self.bodies,
             obstacles: &self.active,
             self_collision: self.scene.self_collision,
             strain_limit: self.scene.strain_limit,

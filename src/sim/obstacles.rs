@@ -3,7 +3,7 @@
 //! linearly over it and composed after the pose the phase starts from).
 
 use super::handles::moved;
-use crate::collide::{Obstacle, ObstacleStep, Pose};
+use crate::collide::{Field, Obstacle, ObstacleStep, Pose};
 use crate::scene::ObstacleAction;
 
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -39,17 +39,20 @@ impl ObstacleState {
         }
     }
 
-    /// The obstacle over the step from phase fraction `s0` to `s1`, if enabled.
+    /// Obstacle `obstacle` (on `field`) over the step from phase fraction
+    /// `s0` to `s1`, if enabled.
     pub fn step(
         &self,
         o: &Obstacle,
-        grid: usize,
+        obstacle: usize,
+        field: Field,
         action: Option<&ObstacleAction>,
         s0: f64,
         s1: f64,
     ) -> Option<ObstacleStep> {
         self.enabled.then(|| ObstacleStep {
-            grid,
+            obstacle,
+            field,
             start: self.pose_at(action, s0),
             end: self.pose_at(action, s1),
             friction: o.friction,

@@ -16,7 +16,7 @@
 //! adhering vertex only (the face's vertices feel it through the cloth).
 
 use crate::collide::proximity::{self, closest_on_triangle};
-use crate::collide::{Obstacle, ObstacleStep};
+use crate::collide::{Obstacle, ObstacleStep, Surface};
 use crate::scene::Sticking;
 use crate::step::Stick;
 use glam::DVec3;
@@ -137,14 +137,16 @@ impl StickState {
         } else {
             Vec::new()
         };
-        let find = |k: usize| active.iter().find(|o| o.grid == k);
-        // Distance from obstacle `o`'s contact contour, and the point in its frame.
+        let find = |k: usize| active.iter().find(|o| o.obstacle == k);
+        // Distance from obstacle `o`'s contact contour, and the point in its
+        // frame (only rigid obstacles can be sticky: scene/obstacles.rs).
         let contour = |o: &ObstacleStep, p: DVec3| {
             let local = o.start.to_local(p);
-            (
-                obstacles[o.grid].grid.sample(local).0 - obstacles[o.grid].thickness,
-                local,
-            )
+            let phi = match &obstacles[o.obstacle].surface {
+                Surface::Grid(g) => g.sample(local).0,
+                Surface::Sequence(_) => f64::INFINITY,
+            };
+            (phi - obstacles[o.obstacle].thickness, local)
         };
         for (a, &v) in self.anchors.iter_mut().zip(&s.vertices) {
             let p = x[v as usize];
@@ -164,13 +166,13 @@ impl StickState {
                             next = Anchor::OnCloth { face, w, d: q.d, side };
                         }
                         for o in active.iter().filter(|_| next == Anchor::Free) {
-                            let Some((lo, hi)) = obstacles[o.grid].sticky else {
+                            let Some((lo, hi)) = obstacles[o.obstacle].sticky else {
                                 continue;
                             };
                             let (gap, local) = contour(o, p);
                             if gap < s.tolerance && local.cmpge(lo).all() && local.cmple(hi).all() {
                                 next = Anchor::Stuck {
-                                    obstacle: o.grid,
+                                    obstacle: o.obstacle,
                                     local,
                                 };
                                 break;

@@ -6,6 +6,7 @@ mod settings;
 
 pub use settings::{CORRECTION_ITERATIONS, Integrator, Scales, SelfCollision, SolverSettings, StrainLimit};
 
+use crate::collide::body::BodyStep;
 use crate::collide::{ObstacleStep, SdfGrid};
 use crate::error::Result;
 use crate::measure::Measures;
@@ -25,8 +26,10 @@ pub struct StepInput<'a> {
     pub targets: &'a [DVec3],
     pub solver: SolverSettings,
     /// Every obstacle grid of the scene (the same slice every step, so a
-    /// device uploads them once) and the obstacles enabled in this step.
+    /// device uploads them once), the deforming bodies over this step, and
+    /// the obstacles enabled in this step (each on a grid or a body).
     pub grids: &'a [Arc<SdfGrid>],
+    pub bodies: &'a [BodyStep],
     pub obstacles: &'a [ObstacleStep],
     pub self_collision: SelfCollision,
     /// Bridson 2003 §3 strain limiting, applied after the solve and before

@@ -4,6 +4,7 @@
 
 #![allow(dead_code)]
 
+pub mod bodies;
 pub mod parity;
 
 use crease::experiment;

@@ -12,7 +12,7 @@ mod material;
 mod obstacle;
 
 pub use material::{FrictionSpec, MaterialFields, MaterialSpec, PerChannel, PlasticSpec};
-pub use obstacle::{BoundsSpec, ObstacleAction, ObstacleSpec, ShapeSpec};
+pub use obstacle::{BoundsSpec, ObstacleAction, ObstacleSpec, SequenceSpec, ShapeSpec};
 
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]

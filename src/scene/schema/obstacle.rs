@@ -108,6 +108,39 @@ pub enum ShapeSpec {
         #[serde(default)]
         translate: [f64; 3],
     },
+    /// A deforming body: an OBJ per frame (`path` with a run of `#` for the
+    /// zero-padded frame number, relative to the scene file), open meshes
+    /// allowed; not part of a union.
+    Sequence(SequenceSpec),
+}
+
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct SequenceSpec {
+    pub path: String,
+    /// Frames per second of the animation.
+    pub fps: f64,
+    /// The number of the frame at time 0.
+    #[serde(default = "first_frame")]
+    pub start_frame: u64,
+    #[serde(default = "one")]
+    pub scale: f64,
+    #[serde(default)]
+    pub translate: [f64; 3],
+    /// Past the last frame: start over (`true`) or hold the last frame.
+    #[serde(default, rename = "loop")]
+    pub looped: bool,
+    /// How far from its surface the body acts on cloth, m.
+    #[serde(default = "default_reach")]
+    pub reach: f64,
+}
+
+fn first_frame() -> u64 {
+    1
+}
+
+fn default_reach() -> f64 {
+    0.02
 }
 
 fn up() -> [f64; 3] {

@@ -1,0 +1,227 @@
+//! Deforming bodies from OBJ sequences (issue 19): a trouser leg on a
+//! bending knee, a sheet on an open mesh, a finger through a sheet, and the
+//! errors of bad sequences. The GPU against the CPU on the knee is skipped
+//! without an adapter unless CREASE_REQUIRE_GPU=1.
+
+mod common;
+
+use common::bodies::{self, obj};
+use crease::collide::body::BodyStep;
+use crease::scene::{self, Scene};
+use crease::sim::Simulation;
+use glam::DVec3;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// A fresh folder for a test.
+fn folder(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("crease-bodies-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn cpu(scene: Scene) -> Simulation {
+    let cloth = Arc::clone(&scene.cloth);
+    Simulation::new(scene, Box::new(crease::cpu::CpuBackend::new(cloth)))
+}
+
+/// The knee example as the README runs it.
+fn knee(overrides: &[&str]) -> Scene {
+    let sets: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    scene::load("scenes/knee.json", &sets).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The signed distance of every cloth vertex to the body at the end of
+/// the last step, looking as far as 1 m (past any reach).
+fn distances(sim: &Simulation, x: &[DVec3]) -> Vec<f64> {
+    let b = &sim.bodies()[0];
+    let far = BodyStep::new(Arc::clone(&b.mesh), b.end.clone(), b.end.clone(), 1.0);
+    x.iter().map(|p| far.probe(*p, true, 1.0).map_or(1.0, |h| h.phi)).collect()
+}
+
+fn worst_stretch(scene: &Scene, x: &[DVec3]) -> f64 {
+    let rest = &scene.cloth.mesh.positions;
+    scene
+        .cloth
+        .topology
+        .edges
+        .iter()
+        .map(|e| {
+            let [a, b] = [e[0] as usize, e[1] as usize];
+            (x[a] - x[b]).length() / (rest[a] - rest[b]).length()
+        })
+        .fold(0.0, f64::max)
+}
+
+#[test]
+fn the_knee_example_reads_the_frames_the_helper_writes() {
+    let dir = folder("leg");
+    let count = bodies::write_leg(&dir, 80.0, 0.5);
+    for k in 1..=count {
+        let name = format!("leg{k:04}.obj");
+        let ours = std::fs::read_to_string(dir.join(&name)).unwrap();
+        let shipped = std::fs::read_to_string(Path::new("scenes/knee").join(&name))
+            .unwrap_or_else(|e| panic!("scenes/knee/{name}: {e}"));
+        assert!(ours == shipped, "scenes/knee/{name} differs from tests/common/bodies.rs write_leg");
+    }
+    assert!(!Path::new("scenes/knee").join(format!("leg{:04}.obj", count + 1)).exists());
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_trouser_leg_follows_a_bending_knee_without_entering_it() {
+    let scene = knee(&[]);
+    let thickness = scene.obstacles[0].thickness;
+    let every = scene.frame_steps();
+    let mut sim = cpu(scene.clone());
+    let (mut lowest, mut stretch, mut frames) = (f64::INFINITY, 0.0f64, 0);
+    while !sim.done() {
+        sim.step().unwrap();
+        if sim.steps() % every != 0 {
+            continue;
+        }
+        frames += 1;
+        let x = sim.backend().positions().unwrap();
+        lowest = lowest.min(distances(&sim, &x).into_iter().fold(f64::INFINITY, f64::min));
+        stretch = stretch.max(worst_stretch(&scene, &x));
+        let crossing = crease::collide::intersect::intersecting_pairs(&scene.cloth.mesh.faces, &x);
+        assert_eq!(crossing, 0, "t = {:.3} s: the cloth crosses itself", sim.time());
+    }
+    let x = sim.backend().positions().unwrap();
+    // The hem went back with the shin: the knee bent 80 degrees.
+    let hem = x[..24].iter().sum::<DVec3>() / 24.0;
+    println!("knee: {frames} frames, lowest distance {lowest:.5} m, worst stretch {stretch:.3}, hem at {hem}");
+    assert!(lowest >= -thickness / 2.0, "a cloth vertex is {lowest} m inside the leg");
+    assert!(stretch <= 1.3, "an edge is stretched by {stretch}");
+    assert!(hem.z < -0.2, "the trouser leg did not follow the shin: hem at {hem}");
+}
+
+/// A scene of `cloth` under `gravity` with one sequence obstacle `body`
+/// (frames `frame####.obj` in `dir`).
+fn with_body(dir: &Path, cloth: serde_json::Value, gravity: [f64; 3], body: serde_json::Value, seconds: f64) -> Scene {
+    let json = serde_json::json!({
+        "dt": 0.001,
+        "gravity": gravity,
+        "cloth": { "mesh": cloth, "material": "cotton", "damping": 0.01 },
+        "obstacles": { "body": { "shape": { "sequence": body }, "friction": 0.3, "thickness": 0.002 } },
+        "timeline": [ { "name": "run", "duration": seconds } ]
+    });
+    scene::parse("test.json", "test", &json.to_string(), dir, &[]).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn a_sheet_comes_to_rest_on_an_open_body() {
+    // A 30 cm sheet dropped from 2 cm above an open half-cylinder (no caps,
+    // no floor: only its curved top), one frame.
+    let dir = folder("open");
+    let (x, faces) = bodies::half_cylinder(0.08, 0.4);
+    std::fs::write(dir.join("frame0001.obj"), obj(&x, &faces)).unwrap();
+    let cloth = serde_json::json!({ "grid": { "size": [0.3, 0.3], "resolution": [20, 20], "plane": "xz",
+        "origin": [-0.15, 0.1, 0.15] } });
+    let body = serde_json::json!({ "path": "frame####.obj", "fps": 24 });
+    let scene = with_body(&dir, cloth, [0.0, -9.81, 0.0], body, 0.8);
+    let mut sim = cpu(scene);
+    while !sim.done() {
+        sim.step().unwrap();
+    }
+    let x = sim.backend().positions().unwrap();
+    let v = sim.backend().velocities().unwrap();
+    let lowest = distances(&sim, &x).into_iter().fold(f64::INFINITY, f64::min);
+    let fastest = v.iter().map(|v| v.length()).fold(0.0, f64::max);
+    let centre = x.iter().map(|p| p.y).fold(f64::NEG_INFINITY, f64::max);
+    println!("open body: lowest {lowest:.5} m, fastest {fastest:.4} m/s, top {centre:.4} m");
+    assert!(lowest >= -0.001, "a vertex is {lowest} m under the open surface");
+    // Draped over the top (8 cm), not fallen through or past it.
+    assert!((centre - 0.082).abs() < 0.002, "the sheet's top is at {centre} m");
+    assert!(fastest < 0.05, "not at rest: {fastest} m/s");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_thin_finger_pushing_through_a_sheet_at_one_metre_per_second_does_not_tunnel() {
+    // A 1 cm finger rises at 1 m/s from 2 cm under a weightless 16 cm sheet
+    // (5 mm spacing) to 6 cm above it: frames at 100 fps, 1 cm apart.
+    let dir = folder("finger");
+    for k in 0..9 {
+        let (x, faces) = bodies::finger(-0.02 + 0.01 * k as f64);
+        std::fs::write(dir.join(format!("frame{:04}.obj", k + 1)), obj(&x, &faces)).unwrap();
+    }
+    let cloth = serde_json::json!({ "grid": { "size": [0.16, 0.16], "resolution": [32, 32], "plane": "xz",
+        "origin": [-0.08, 0.0, 0.08] } });
+    let body = serde_json::json!({ "path": "frame####.obj", "fps": 100 });
+    let scene = with_body(&dir, cloth, [0.0; 3], body, 0.08);
+    let mut sim = cpu(scene);
+    let mut lowest = f64::INFINITY;
+    while !sim.done() {
+        sim.step().unwrap();
+        let x = sim.backend().positions().unwrap();
+        lowest = lowest.min(distances(&sim, &x).into_iter().fold(f64::INFINITY, f64::min));
+    }
+    let x = sim.backend().positions().unwrap();
+    let top = x.iter().map(|p| p.y).fold(f64::NEG_INFINITY, f64::max);
+    println!("finger: lowest {lowest:.5} m, cloth top {top:.4} m over the tip at 0.06 m");
+    assert!(lowest >= -0.001, "a vertex went {lowest} m into the finger");
+    assert!(top >= 0.06, "the finger went through: the cloth's top is {top} m, the tip 0.06 m");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn bad_sequences_are_errors_that_name_the_file_frame_or_field() {
+    let dir = folder("bad");
+    let (x, faces) = bodies::finger(0.0);
+    let write = |name: &str, text: String| std::fs::write(dir.join(name), text).unwrap();
+    write("a0001.obj", obj(&x, &faces));
+    write("a0002.obj", obj(&x, &faces));
+    write("a0004.obj", obj(&x, &faces));
+    write("b0001.obj", obj(&x, &faces));
+    write("b0002.obj", obj(&x[..x.len() - 1], &faces[..faces.len() - 12]));
+    let mut swapped = faces.clone();
+    swapped[6].swap(1, 2);
+    write("c0001.obj", obj(&x, &faces));
+    write("c0002.obj", obj(&x, &swapped));
+    let cloth = serde_json::json!({ "grid": { "size": [0.1, 0.1], "resolution": [2, 2], "plane": "xz" } });
+    let error = |body: serde_json::Value, extra: serde_json::Value| {
+        let mut obstacle = serde_json::json!({ "shape": { "sequence": body } });
+        for (k, v) in extra.as_object().unwrap() {
+            obstacle[k] = v.clone();
+        }
+        let json = serde_json::json!({ "dt": 0.001, "cloth": { "mesh": cloth, "material": "cotton" },
+            "obstacles": { "leg": obstacle }, "timeline": [ { "name": "run", "duration": 0.001 } ] });
+        scene::parse("test.json", "test", &json.to_string(), &dir, &[]).unwrap_err().to_string()
+    };
+    let none = serde_json::json!({});
+    let cases = [
+        (serde_json::json!({ "path": "a####.obj", "fps": 24 }), none.clone(), vec!["frame 3 is missing", "a0003.obj"]),
+        (serde_json::json!({ "path": "b####.obj", "fps": 24 }), none.clone(), vec!["b0002.obj", "vertices", "b0001.obj"]),
+        (serde_json::json!({ "path": "c####.obj", "fps": 24 }), none.clone(), vec!["c0002.obj", "triangle 7", "same faces"]),
+        (serde_json::json!({ "path": "a0001.obj", "fps": 24 }), none.clone(), vec!["shape.sequence.path", "no `#`"]),
+        (serde_json::json!({ "path": "a####.obj", "fps": 0 }), none.clone(), vec!["shape.sequence.fps", "positive"]),
+        (serde_json::json!({ "path": "a####.obj", "fps": 24, "start_frame": 7 }), none.clone(), vec!["a0007.obj", "start at frame 1"]),
+        (serde_json::json!({ "path": "z####.obj", "fps": 24 }), none.clone(), vec!["z0001.obj", "does not exist"]),
+        (serde_json::json!({ "path": "a####.obj", "fps": 24 }), serde_json::json!({ "sticky": true }), vec!["obstacles.leg.sticky", "rigid shapes only"]),
+    ];
+    for (body, extra, want) in cases {
+        let e = error(body.clone(), extra);
+        assert!(want.iter().all(|w| e.contains(w)), "{body}: {e}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn gpu_matches_the_cpu_on_the_knee_for_fifty_steps() {
+    if !common::have_gpu() {
+        return;
+    }
+    // Without strain limiting: its Jacobi sweeps decide edge by edge in f32
+    // and f64 and agree to 1e-3 of the velocities, not 1e-4
+    // (tests/gpu_constraints.rs); with it, 2 of the 50 steps here differ by
+    // 2.3e-4 and 4.8e-3.
+    let scene = knee(&["solver.tolerance=1e-6", "timeline.bend.duration=0.125", "strain_limit=null"]);
+    let checks = crease::validate::validate(scene, 50, &mut |c| println!("{c:?}")).unwrap();
+    assert_eq!(checks.len(), 50);
+    common::parity::assert_within_defaults("knee", &checks);
+    // The leg reached the cloth: the last steps had contacts to agree on.
+    let last = checks.last().unwrap();
+    println!("knee, step 50: {last:?}");
+}
