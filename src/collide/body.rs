@@ -140,14 +140,13 @@ impl BodyStep {
             .zip(&end)
             .map(|(a, b)| (*b - *a).length())
             .fold(0.0, f64::max);
-        let grow = DVec3::splat(reach + travel);
         let boxes: Vec<(DVec3, DVec3)> = mesh
             .faces
             .iter()
             .map(|t| {
                 let (a, b) = triangle_box(&t.map(|v| start[v as usize]));
                 let (c, d) = triangle_box(&t.map(|v| end[v as usize]));
-                (a.min(c) - grow, b.max(d) + grow)
+                (a.min(c), b.max(d))
             })
             .collect();
         let mut tree = mesh.tree.clone();

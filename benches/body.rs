@@ -1,0 +1,87 @@
+//! `cargo bench --bench body`: the cost of a deforming body (issue 19's
+//! target: at most 20% of a step). A 20K-vertex trouser leg on a
+//! 10K-triangle leg bending its knee, on the CPU backend: 100 steps to bring
+//! the cloth into contact, then 10 measured steps, with the body and with
+//! it disabled. Prints ms per step, the collision stages' ms, the host's
+//! per-step body build, and the time of probing every cloth vertex once
+//! (in parallel, as the backend does; a step probes each vertex 3 to 7
+//! times: resting, response, settle).
+
+#[path = "../tests/common/bodies.rs"]
+mod bodies;
+
+use crease::collide::body::BodyStep;
+use crease::cpu::CpuBackend;
+use crease::sim::Simulation;
+use rayon::prelude::*;
+use std::sync::Arc;
+use std::time::Instant;
+
+fn main() -> anyhow::Result<()> {
+    let dir = std::env::temp_dir().join(format!("crease-bench-body-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let knee = glam::DVec3::new(0.0, bodies::KNEE, 0.0);
+    for k in 0..13 {
+        let s = k as f64 / 12.0;
+        let turn = glam::DQuat::from_rotation_x(80f64.to_radians() * s * s * (3.0 - 2.0 * s));
+        let (x, faces) = bodies::tube(bodies::LEG_RADIUS, -0.05, 0.8, 161, 32);
+        let x: Vec<_> = x
+            .iter()
+            .map(|p| {
+                let s = ((bodies::KNEE + 0.04 - p.y) / 0.08).clamp(0.0, 1.0);
+                p.lerp(turn * (*p - knee) + knee, s * s * (3.0 - 2.0 * s))
+            })
+            .collect();
+        std::fs::write(dir.join(format!("leg{:04}.obj", k + 1)), bodies::obj(&x, &faces))?;
+    }
+    println!("{:>8} {:>10} {:>9} {:>11} {:>10} {:>11}", "body", "vertices", "ms/step", "collide_ms", "build_ms", "probe_all_ms");
+    for enabled in [true, false] {
+        let json = serde_json::json!({
+            "dt": 0.0025,
+            "cloth": { "mesh": { "cylinder": { "radius": 0.075, "height": 0.65, "rings": 125, "segments": 160 } },
+                "material": "cotton", "damping": 0.01 },
+            "self_collision": { "thickness": 0.003 },
+            "strain_limit": { "extension": 0.1 },
+            "handles": { "waist": { "select": { "ring": "top" } } },
+            "obstacles": { "leg": { "shape": { "sequence": { "path": "leg####.obj", "fps": 24 } },
+                "friction": 0.1, "thickness": 0.003, "enabled": enabled } },
+            "timeline": [ { "name": "bend", "duration": 0.5 } ]
+        });
+        let scene = crease::scene::parse("body.json", "body", &json.to_string(), &dir, &[])?;
+        let vertices = scene.cloth.mesh.positions.len();
+        let cloth = Arc::clone(&scene.cloth);
+        let mut sim = Simulation::new(scene, Box::new(CpuBackend::new(cloth)));
+        for _ in 0..100 {
+            sim.step()?;
+        }
+        let (mut wall, mut collide, mut build, mut probe) = (0.0, 0.0, 0.0, 0.0);
+        let steps = 10;
+        for _ in 0..steps {
+            let info = sim.step()?;
+            wall += info.wall_ms;
+            collide += info.report.collide_ms;
+            if let Some(b) = sim.bodies().first() {
+                let t = Instant::now();
+                let again = BodyStep::new(Arc::clone(&b.mesh), b.start.clone(), b.end.clone(), 0.02);
+                build += t.elapsed().as_secs_f64() * 1e3;
+                let x = sim.backend().positions()?;
+                let t = Instant::now();
+                let seen = x.par_iter().filter(|p| again.probe(**p, false, 0.0025).is_some()).count();
+                probe += t.elapsed().as_secs_f64() * 1e3;
+                std::hint::black_box(seen);
+            }
+        }
+        let n = steps as f64;
+        println!(
+            "{:>8} {:>10} {:>9.1} {:>11.1} {:>10.2} {:>11.1}",
+            if enabled { "leg" } else { "none" },
+            vertices,
+            wall / n,
+            collide / n,
+            build / n,
+            probe / n
+        );
+    }
+    std::fs::remove_dir_all(&dir)?;
+    Ok(())
+}
