@@ -34,7 +34,10 @@ fn main() -> anyhow::Result<()> {
             .collect();
         std::fs::write(dir.join(format!("leg{:04}.obj", k + 1)), bodies::obj(&x, &faces))?;
     }
-    println!("{:>8} {:>10} {:>9} {:>11} {:>10} {:>11}", "body", "vertices", "ms/step", "collide_ms", "build_ms", "probe_all_ms");
+    println!(
+        "{:>8} {:>10} {:>9} {:>11} {:>10} {:>11}",
+        "body", "vertices", "ms/step", "collide_ms", "build_ms", "probe_all_ms"
+    );
     for enabled in [true, false] {
         let json = serde_json::json!({
             "dt": 0.0025,
@@ -66,7 +69,10 @@ fn main() -> anyhow::Result<()> {
                 build += t.elapsed().as_secs_f64() * 1e3;
                 let x = sim.backend().positions()?;
                 let t = Instant::now();
-                let seen = x.par_iter().filter(|p| again.probe(**p, false, 0.0025).is_some()).count();
+                let seen = x
+                    .par_iter()
+                    .filter(|p| again.probe(**p, false, 0.0025).is_some())
+                    .count();
                 probe += t.elapsed().as_secs_f64() * 1e3;
                 std::hint::black_box(seen);
             }

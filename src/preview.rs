@@ -11,8 +11,8 @@
 //! The simulation runs on its own backend (CPU or GPU); each frame reads its
 //! positions back and draws them on the window's device.
 
-use crate::collide::{Field, Pose, Surface};
 use crate::cloth::Cloth;
+use crate::collide::{Field, Pose, Surface};
 use crate::error::{Error, Result};
 use crate::model::channel::Channels;
 use crate::render::gpu::{Painter, depth_buffer};

@@ -37,7 +37,9 @@ fn knee(overrides: &[&str]) -> Scene {
 fn distances(sim: &Simulation, x: &[DVec3]) -> Vec<f64> {
     let b = &sim.bodies()[0];
     let far = BodyStep::new(Arc::clone(&b.mesh), b.end.clone(), b.end.clone(), 1.0);
-    x.iter().map(|p| far.probe(*p, true, 1.0).map_or(1.0, |h| h.phi)).collect()
+    x.iter()
+        .map(|p| far.probe(*p, true, 1.0).map_or(1.0, |h| h.phi))
+        .collect()
 }
 
 fn worst_stretch(scene: &Scene, x: &[DVec3]) -> f64 {
@@ -63,9 +65,16 @@ fn the_knee_example_reads_the_frames_the_helper_writes() {
         let ours = std::fs::read_to_string(dir.join(&name)).unwrap();
         let shipped = std::fs::read_to_string(Path::new("scenes/knee").join(&name))
             .unwrap_or_else(|e| panic!("scenes/knee/{name}: {e}"));
-        assert!(ours == shipped, "scenes/knee/{name} differs from tests/common/bodies.rs write_leg");
+        assert!(
+            ours == shipped,
+            "scenes/knee/{name} differs from tests/common/bodies.rs write_leg"
+        );
     }
-    assert!(!Path::new("scenes/knee").join(format!("leg{:04}.obj", count + 1)).exists());
+    assert!(
+        !Path::new("scenes/knee")
+            .join(format!("leg{:04}.obj", count + 1))
+            .exists()
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -92,7 +101,10 @@ fn a_trouser_leg_follows_a_bending_knee_without_entering_it() {
     // The hem went back with the shin: the knee bent 80 degrees.
     let hem = x[..24].iter().sum::<DVec3>() / 24.0;
     println!("knee: {frames} frames, lowest distance {lowest:.5} m, worst stretch {stretch:.3}, hem at {hem}");
-    assert!(lowest >= -thickness / 2.0, "a cloth vertex is {lowest} m inside the leg");
+    assert!(
+        lowest >= -thickness / 2.0,
+        "a cloth vertex is {lowest} m inside the leg"
+    );
     assert!(stretch <= 1.3, "an edge is stretched by {stretch}");
     assert!(hem.z < -0.2, "the trouser leg did not follow the shin: hem at {hem}");
 }
@@ -162,7 +174,10 @@ fn a_thin_finger_pushing_through_a_sheet_at_one_metre_per_second_does_not_tunnel
     let top = x.iter().map(|p| p.y).fold(f64::NEG_INFINITY, f64::max);
     println!("finger: lowest {lowest:.5} m, cloth top {top:.4} m over the tip at 0.06 m");
     assert!(lowest >= -0.001, "a vertex went {lowest} m into the finger");
-    assert!(top >= 0.06, "the finger went through: the cloth's top is {top} m, the tip 0.06 m");
+    assert!(
+        top >= 0.06,
+        "the finger went through: the cloth's top is {top} m, the tip 0.06 m"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -188,18 +203,52 @@ fn bad_sequences_are_errors_that_name_the_file_frame_or_field() {
         }
         let json = serde_json::json!({ "dt": 0.001, "cloth": { "mesh": cloth, "material": "cotton" },
             "obstacles": { "leg": obstacle }, "timeline": [ { "name": "run", "duration": 0.001 } ] });
-        scene::parse("test.json", "test", &json.to_string(), &dir, &[]).unwrap_err().to_string()
+        scene::parse("test.json", "test", &json.to_string(), &dir, &[])
+            .unwrap_err()
+            .to_string()
     };
     let none = serde_json::json!({});
     let cases = [
-        (serde_json::json!({ "path": "a####.obj", "fps": 24 }), none.clone(), vec!["frame 3 is missing", "a0003.obj"]),
-        (serde_json::json!({ "path": "b####.obj", "fps": 24 }), none.clone(), vec!["b0002.obj", "vertices", "b0001.obj"]),
-        (serde_json::json!({ "path": "c####.obj", "fps": 24 }), none.clone(), vec!["c0002.obj", "triangle 7", "same faces"]),
-        (serde_json::json!({ "path": "a0001.obj", "fps": 24 }), none.clone(), vec!["shape.sequence.path", "no `#`"]),
-        (serde_json::json!({ "path": "a####.obj", "fps": 0 }), none.clone(), vec!["shape.sequence.fps", "positive"]),
-        (serde_json::json!({ "path": "a####.obj", "fps": 24, "start_frame": 7 }), none.clone(), vec!["a0007.obj", "start at frame 1"]),
-        (serde_json::json!({ "path": "z####.obj", "fps": 24 }), none.clone(), vec!["z0001.obj", "does not exist"]),
-        (serde_json::json!({ "path": "a####.obj", "fps": 24 }), serde_json::json!({ "sticky": true }), vec!["obstacles.leg.sticky", "rigid shapes only"]),
+        (
+            serde_json::json!({ "path": "a####.obj", "fps": 24 }),
+            none.clone(),
+            vec!["frame 3 is missing", "a0003.obj"],
+        ),
+        (
+            serde_json::json!({ "path": "b####.obj", "fps": 24 }),
+            none.clone(),
+            vec!["b0002.obj", "vertices", "b0001.obj"],
+        ),
+        (
+            serde_json::json!({ "path": "c####.obj", "fps": 24 }),
+            none.clone(),
+            vec!["c0002.obj", "triangle 7", "same faces"],
+        ),
+        (
+            serde_json::json!({ "path": "a0001.obj", "fps": 24 }),
+            none.clone(),
+            vec!["shape.sequence.path", "no `#`"],
+        ),
+        (
+            serde_json::json!({ "path": "a####.obj", "fps": 0 }),
+            none.clone(),
+            vec!["shape.sequence.fps", "positive"],
+        ),
+        (
+            serde_json::json!({ "path": "a####.obj", "fps": 24, "start_frame": 7 }),
+            none.clone(),
+            vec!["a0007.obj", "start at frame 1"],
+        ),
+        (
+            serde_json::json!({ "path": "z####.obj", "fps": 24 }),
+            none.clone(),
+            vec!["z0001.obj", "does not exist"],
+        ),
+        (
+            serde_json::json!({ "path": "a####.obj", "fps": 24 }),
+            serde_json::json!({ "sticky": true }),
+            vec!["obstacles.leg.sticky", "rigid shapes only"],
+        ),
     ];
     for (body, extra, want) in cases {
         let e = error(body.clone(), extra);
@@ -217,7 +266,11 @@ fn gpu_matches_the_cpu_on_the_knee_for_fifty_steps() {
     // and f64 and agree to 1e-3 of the velocities, not 1e-4
     // (tests/gpu_constraints.rs); with it, 2 of the 50 steps here differ by
     // 2.3e-4 and 4.8e-3.
-    let scene = knee(&["solver.tolerance=1e-6", "timeline.bend.duration=0.125", "strain_limit=null"]);
+    let scene = knee(&[
+        "solver.tolerance=1e-6",
+        "timeline.bend.duration=0.125",
+        "strain_limit=null",
+    ]);
     let checks = crease::validate::validate(scene, 50, &mut |c| println!("{c:?}")).unwrap();
     assert_eq!(checks.len(), 50);
     common::parity::assert_within_defaults("knee", &checks);

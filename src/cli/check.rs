@@ -1,8 +1,8 @@
 //! `crease check` and `crease scenes`: a scene resolved, and the built-in scenes.
 
 use anyhow::Result;
-use crease::model::channel::{Channel, FrictionModel, PlasticModel};
 use crease::collide::Surface;
+use crease::model::channel::{Channel, FrictionModel, PlasticModel};
 use crease::scene::{self, Action, ObstacleAction, Scene};
 
 #[derive(clap::Args)]

@@ -1,8 +1,8 @@
 //! `crease info`: the adapters, and a scene's device memory.
 
 use anyhow::Result;
-use crease::gpu::{GpuBackend, GpuContext};
 use crease::collide::Surface;
+use crease::gpu::{GpuBackend, GpuContext};
 use crease::scene;
 use std::sync::Arc;
 

@@ -246,13 +246,20 @@ mod tests {
             DVec3::new(1.0, 0.0, 0.0),
         ];
         let faces = [[0, 1, 2], [0, 2, 3]];
-        let end: Vec<DVec3> = start.iter().map(|p| *p + DVec3::new(0.0, 0.01 + 0.01 * p.x, 0.0)).collect();
+        let end: Vec<DVec3> = start
+            .iter()
+            .map(|p| *p + DVec3::new(0.0, 0.01 + 0.01 * p.x, 0.0))
+            .collect();
         let step = BodyStep::new(Arc::new(BodyMesh::new(&start, &faces)), start, end, 0.1);
         let h = 0.01;
         let above = step.probe(DVec3::new(0.25, 0.03, 0.5), false, h).unwrap();
         assert!((above.phi - 0.03).abs() < 1e-12 && (above.normal - DVec3::Y).length() < 1e-12);
         // The corners' velocities are 1 m/s plus 1 m/s per metre of x.
-        assert!((above.velocity - DVec3::new(0.0, 1.25, 0.0)).length() < 1e-12, "{}", above.velocity);
+        assert!(
+            (above.velocity - DVec3::new(0.0, 1.25, 0.0)).length() < 1e-12,
+            "{}",
+            above.velocity
+        );
         let below = step.probe(DVec3::new(0.5, -0.02, 0.5), false, h).unwrap();
         assert!((below.phi + 0.02).abs() < 1e-12 && (below.normal - DVec3::Y).length() < 1e-12);
         // Past the boundary edge: the distance to the edge, on the face's side.

@@ -163,7 +163,10 @@ mod tests {
             let got = bvh.nearest(q, f64::INFINITY, |f| ((points[f as usize] - q).length_squared(), f));
             assert_eq!(got, Some(want));
             // Nothing within a limit below the nearest distance.
-            assert_eq!(bvh.nearest(q, want.0 * 0.99, |f| ((points[f as usize] - q).length_squared(), f)), None);
+            assert_eq!(
+                bvh.nearest(q, want.0 * 0.99, |f| ((points[f as usize] - q).length_squared(), f)),
+                None
+            );
         }
     }
 }

@@ -58,7 +58,11 @@ impl Sequence {
     /// Seconds the frames span (the loop's period when looped).
     pub fn duration(&self) -> f64 {
         let n = self.frames.len() as f64;
-        if self.looped { n / self.fps } else { (n - 1.0) / self.fps }
+        if self.looped {
+            n / self.fps
+        } else {
+            (n - 1.0) / self.fps
+        }
     }
 }
 

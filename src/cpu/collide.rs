@@ -419,7 +419,14 @@ mod tests {
         let grids = vec![floor(DVec3::Y, 0.0), floor(-DVec3::Y, -0.004)];
         let mut x = vec![DVec3::new(0.0, 0.001, 0.0)];
         let (free, mut touched) = (vec![true], vec![false]);
-        settle(on(&grids), &[still(0, t), still(1, t)], 0.01, &mut x, &free, &mut touched);
+        settle(
+            on(&grids),
+            &[still(0, t), still(1, t)],
+            0.01,
+            &mut x,
+            &free,
+            &mut touched,
+        );
         assert_eq!(x[0], DVec3::new(0.0, 0.001, 0.0));
         settle(on(&grids), &[still(0, t)], 0.01, &mut x, &free, &mut touched);
         assert!((x[0].y - lift(0.001, t)).abs() < 1e-9, "{}", x[0].y);

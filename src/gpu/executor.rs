@@ -55,7 +55,11 @@ impl GpuBackend {
     /// builds the collision kernels, unless the same are already on the
     /// device; then uploads the step's poses and bodies.
     fn prepare_collide(&mut self, input: &StepInput) -> Result<()> {
-        if !self.collide.as_ref().is_some_and(|c| c.holds(input.grids, input.bodies)) {
+        if !self
+            .collide
+            .as_ref()
+            .is_some_and(|c| c.holds(input.grids, input.bodies))
+        {
             let n = self.cloth.vertex_count();
             let c = WgCollide::new(&self.ctx, &mut self.buffers, self.row, input.grids, input.bodies, n)?;
             self.collide = Some(c);

@@ -81,17 +81,26 @@ impl Pattern {
 /// Reads the frames of `spec`; `err(field, message)` builds the error.
 pub fn load(base: &Path, spec: &SequenceSpec, err: &dyn Fn(&str, String) -> Error) -> Result<Sequence> {
     if !(spec.fps.is_finite() && spec.fps > 0.0) {
-        return Err(err("fps", format!("must be a positive number of frames per second, got {}", spec.fps)));
+        return Err(err(
+            "fps",
+            format!("must be a positive number of frames per second, got {}", spec.fps),
+        ));
     }
     if !(spec.scale.is_finite() && spec.scale > 0.0) {
         return Err(err("scale", format!("must be a positive number, got {}", spec.scale)));
     }
     if !(spec.reach.is_finite() && spec.reach > 0.0) {
-        return Err(err("reach", format!("must be a positive length in metres, got {}", spec.reach)));
+        return Err(err(
+            "reach",
+            format!("must be a positive length in metres, got {}", spec.reach),
+        ));
     }
     let shift = DVec3::from_array(spec.translate);
     if !shift.is_finite() {
-        return Err(err("translate", format!("must be three finite numbers, got {:?}", spec.translate)));
+        return Err(err(
+            "translate",
+            format!("must be three finite numbers, got {:?}", spec.translate),
+        ));
     }
     let pattern = Pattern::parse(base, &spec.path).map_err(|m| err("path", m))?;
     let present = pattern.present().map_err(|m| err("path", m))?;
@@ -134,7 +143,10 @@ pub fn load(base: &Path, spec: &SequenceSpec, err: &dyn Fn(&str, String) -> Erro
         let x: Vec<DVec3> = mesh.positions.iter().map(|p| *p * spec.scale + shift).collect();
         if k == first {
             if mesh.faces.is_empty() {
-                return Err(Error::mesh(file.display().to_string(), "has no faces; a body needs triangles"));
+                return Err(Error::mesh(
+                    file.display().to_string(),
+                    "has no faces; a body needs triangles",
+                ));
             }
             faces = mesh.faces;
         } else {

@@ -113,14 +113,7 @@ impl WgCollide {
     /// Uploads the step's obstacles: their poses, and each body's refitted
     /// hierarchy, points and vertex velocities over the step of `h` seconds
     /// (taken in f64: a difference of f32 positions would lose them).
-    pub fn upload(
-        &self,
-        ctx: &GpuContext,
-        buffers: &Buffers,
-        obstacles: &[ObstacleStep],
-        bodies: &[BodyStep],
-        h: f64,
-    ) {
+    pub fn upload(&self, ctx: &GpuContext, buffers: &Buffers, obstacles: &[ObstacleStep], bodies: &[BodyStep], h: f64) {
         let q = &ctx.queue;
         let gpu: Vec<ObstacleGpu> = obstacles
             .iter()
@@ -155,7 +148,11 @@ impl WgCollide {
                 .into_iter()
                 .flat_map(|xs| xs.iter().map(point))
                 .collect();
-            q.write_buffer(&buffers["body_points"], 16 * place.points as u64, bytemuck::cast_slice(&points));
+            q.write_buffer(
+                &buffers["body_points"],
+                16 * place.points as u64,
+                bytemuck::cast_slice(&points),
+            );
         }
     }
 }
