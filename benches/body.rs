@@ -7,6 +7,8 @@
 //! (in parallel, as the backend does; a step probes each vertex 3 to 7
 //! times: resting, response, settle).
 
+// The tests' body writers (this bench uses the leg only).
+#[allow(dead_code)]
 #[path = "../tests/common/bodies.rs"]
 mod bodies;
 
@@ -20,20 +22,8 @@ use std::time::Instant;
 fn main() -> anyhow::Result<()> {
     let dir = std::env::temp_dir().join(format!("crease-bench-body-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
-    let knee = glam::DVec3::new(0.0, bodies::KNEE, 0.0);
-    for k in 0..13 {
-        let s = k as f64 / 12.0;
-        let turn = glam::DQuat::from_rotation_x(80f64.to_radians() * s * s * (3.0 - 2.0 * s));
-        let (x, faces) = bodies::tube(bodies::LEG_RADIUS, -0.05, 0.8, 161, 32);
-        let x: Vec<_> = x
-            .iter()
-            .map(|p| {
-                let s = ((bodies::KNEE + 0.04 - p.y) / 0.08).clamp(0.0, 1.0);
-                p.lerp(turn * (*p - knee) + knee, s * s * (3.0 - 2.0 * s))
-            })
-            .collect();
-        std::fs::write(dir.join(format!("leg{:04}.obj", k + 1)), bodies::obj(&x, &faces))?;
-    }
+    // A 10K-triangle leg (161 x 32 vertices).
+    bodies::write_leg(&dir, 80.0, 0.5, 161, 32);
     println!(
         "{:>8} {:>10} {:>9} {:>11} {:>10} {:>11}",
         "body", "vertices", "ms/step", "collide_ms", "build_ms", "probe_all_ms"

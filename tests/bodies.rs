@@ -59,7 +59,7 @@ fn worst_stretch(scene: &Scene, x: &[DVec3]) -> f64 {
 #[test]
 fn the_knee_example_reads_the_frames_the_helper_writes() {
     let dir = folder("leg");
-    let count = bodies::write_leg(&dir, 80.0, 0.5);
+    let count = bodies::write_leg(&dir, 80.0, 0.5, 35, 16);
     for k in 1..=count {
         let name = format!("leg{k:04}.obj");
         let ours = std::fs::read_to_string(dir.join(&name)).unwrap();

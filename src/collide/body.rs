@@ -18,7 +18,7 @@
 //! GPU twin: `body_probe` in shaders/collide.wgsl.
 
 use super::bvh::{Bvh, triangle_box};
-use super::mesh_sdf::{Feature, closest_on_triangle};
+use super::mesh_sdf::{Feature, angle_weighted_normals, closest_on_triangle, unit_normal};
 use glam::DVec3;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -97,26 +97,6 @@ pub struct BodyStep {
     pub reach: f64,
 }
 
-fn face_normal(x: &[DVec3], t: [u32; 3]) -> DVec3 {
-    let [a, b, c] = t.map(|v| x[v as usize]);
-    (b - a).cross(c - a).normalize_or_zero()
-}
-
-fn vertex_normals(mesh: &BodyMesh, x: &[DVec3]) -> Vec<DVec3> {
-    let mut n = vec![DVec3::ZERO; mesh.vertices];
-    for &t in &mesh.faces {
-        let fnormal = face_normal(x, t);
-        let p = t.map(|v| x[v as usize]);
-        for k in 0..3 {
-            let angle = (p[(k + 1) % 3] - p[k]).angle_between(p[(k + 2) % 3] - p[k]);
-            if angle.is_finite() {
-                n[t[k] as usize] += fnormal * angle;
-            }
-        }
-    }
-    n
-}
-
 /// Barycentric weights of `q` (in the triangle's plane) in `t`.
 fn barycentric(q: DVec3, t: [DVec3; 3]) -> DVec3 {
     let (e0, e1, e2) = (t[1] - t[0], t[2] - t[0], q - t[0]);
@@ -151,7 +131,10 @@ impl BodyStep {
             .collect();
         let mut tree = mesh.tree.clone();
         tree.refit(&boxes);
-        let normals = [vertex_normals(&mesh, &start), vertex_normals(&mesh, &end)];
+        let normals = [
+            angle_weighted_normals(&start, &mesh.faces),
+            angle_weighted_normals(&end, &mesh.faces),
+        ];
         BodyStep {
             mesh,
             start,
@@ -177,14 +160,14 @@ impl BodyStep {
         })?;
         let t = faces[f as usize];
         let pseudo = match feature {
-            Feature::Face => face_normal(x, t),
+            Feature::Face => unit_normal(x, t),
             Feature::Edge(k) => {
                 let across = self.mesh.neighbors[f as usize][k];
                 let other = match across {
                     NO_FACE => DVec3::ZERO,
-                    g => face_normal(x, faces[g as usize]),
+                    g => unit_normal(x, faces[g as usize]),
                 };
-                face_normal(x, t) + other
+                unit_normal(x, t) + other
             }
             Feature::Vertex(k) => normals[t[k] as usize],
         };

@@ -64,13 +64,36 @@ pub(crate) fn closest_on_triangle(p: DVec3, t: [DVec3; 3]) -> (DVec3, Feature) {
     (a + ab * (vb * denom) + ac * (vc * denom), Feature::Face)
 }
 
+/// The unit normal of triangle `t` (zero when degenerate).
+pub(crate) fn unit_normal(x: &[DVec3], t: [u32; 3]) -> DVec3 {
+    let [a, b, c] = t.map(|v| x[v as usize]);
+    (b - a).cross(c - a).normalize_or_zero()
+}
+
+/// The pseudo-normals at the vertices (unnormalised): each triangle's unit
+/// normal times its angle there; a degenerate triangle adds nothing.
+pub(crate) fn angle_weighted_normals(x: &[DVec3], faces: &[[u32; 3]]) -> Vec<DVec3> {
+    let mut n = vec![DVec3::ZERO; x.len()];
+    for &t in faces {
+        let normal = unit_normal(x, t);
+        let p = t.map(|v| x[v as usize]);
+        for k in 0..3 {
+            let angle = (p[(k + 1) % 3] - p[k]).angle_between(p[(k + 2) % 3] - p[k]);
+            if angle.is_finite() {
+                n[t[k] as usize] += normal * angle;
+            }
+        }
+    }
+    n
+}
+
 impl MeshSdf {
     /// Builds the distance structure, or says why the mesh cannot bound a
     /// solid: a degenerate triangle, an edge not shared by exactly two
     /// consistently oriented faces, or inward-facing triangles.
     pub fn new(mesh: &TriMesh) -> Result<MeshSdf, String> {
         let x = &mesh.positions;
-        let (nv, nf) = (x.len(), mesh.faces.len());
+        let nf = mesh.faces.len();
         if nf < 4 {
             return Err(format!("has {nf} triangles; a closed mesh needs at least 4"));
         }
@@ -105,17 +128,15 @@ impl MeshSdf {
             })?;
             edge_normal[f][k] = face_normal[f] + face_normal[g];
         }
-        let mut vertex_normal = vec![DVec3::ZERO; nv];
-        let mut volume = 0.0;
-        for (f, t) in mesh.faces.iter().enumerate() {
-            let p = t.map(|v| x[v as usize]);
-            volume += p[0].dot(p[1].cross(p[2])) / 6.0;
-            for k in 0..3 {
-                let (u, w) = (p[(k + 1) % 3] - p[k], p[(k + 2) % 3] - p[k]);
-                let angle = u.angle_between(w);
-                vertex_normal[t[k] as usize] += face_normal[f] * angle;
-            }
-        }
+        let vertex_normal = angle_weighted_normals(x, &mesh.faces);
+        let volume: f64 = mesh
+            .faces
+            .iter()
+            .map(|t| {
+                let p = t.map(|v| x[v as usize]);
+                p[0].dot(p[1].cross(p[2])) / 6.0
+            })
+            .sum();
         if volume <= 0.0 {
             return Err(format!(
                 "encloses a volume of {volume} m^3: its triangles face inward; flip their winding"

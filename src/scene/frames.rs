@@ -135,7 +135,7 @@ pub fn load(base: &Path, spec: &SequenceSpec, err: &dyn Fn(&str, String) -> Erro
             ),
         ));
     }
-    let mut frames = Vec::new();
+    let mut frames: Vec<Vec<DVec3>> = Vec::new();
     let mut faces: Vec<[u32; 3]> = Vec::new();
     for k in first..=last {
         let file = pattern.file(k);
@@ -151,14 +151,14 @@ pub fn load(base: &Path, spec: &SequenceSpec, err: &dyn Fn(&str, String) -> Erro
             faces = mesh.faces;
         } else {
             let first_file = pattern.file(first);
-            if x.len() != frames_len(&frames) {
+            if x.len() != frames[0].len() {
                 return Err(Error::mesh(
                     file.display().to_string(),
                     format!(
                         "has {} vertices, but the first frame {} has {}: every frame must have the same vertices",
                         x.len(),
                         first_file.display(),
-                        frames_len(&frames)
+                        frames[0].len()
                     ),
                 ));
             }
@@ -190,8 +190,4 @@ pub fn load(base: &Path, spec: &SequenceSpec, err: &dyn Fn(&str, String) -> Erro
         looped: spec.looped,
         reach: spec.reach,
     })
-}
-
-fn frames_len(frames: &[Vec<DVec3>]) -> usize {
-    frames.first().map_or(0, Vec::len)
 }

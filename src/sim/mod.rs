@@ -108,12 +108,12 @@ impl Simulation {
         self.backend.as_ref()
     }
 
-    /// The obstacles enabled in the last step, with their poses, and the
-    /// deforming bodies among them (`Field::Body` indexes them).
+    /// The obstacles enabled in the last step, with their poses.
     pub fn obstacles(&self) -> &[ObstacleStep] {
         &self.active
     }
 
+    /// The deforming bodies of the last step (`Field::Body` indexes them).
     pub fn bodies(&self) -> &[BodyStep] {
         &self.bodies
     }

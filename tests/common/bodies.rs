@@ -35,11 +35,11 @@ pub fn tube(radius: f64, y0: f64, y1: f64, rings: usize, segments: usize) -> (Ve
 pub const KNEE: f64 = 0.4;
 pub const LEG_RADIUS: f64 = 0.06;
 
-/// The leg with its knee bent by `angle` (radians; the shin swings back,
-/// to -z), skinned linearly: shin weight 1 below the knee, 0 above, blended
-/// over 4 cm each side.
-pub fn leg(angle: f64) -> (Vec<DVec3>, Vec<[u32; 3]>) {
-    let (x, faces) = tube(LEG_RADIUS, -0.05, 0.8, 35, 16);
+/// The leg (`rings` x `segments` vertices) with its knee bent by `angle`
+/// (radians; the shin swings back, to -z), skinned linearly: shin weight 1
+/// below the knee, 0 above, blended over 4 cm each side.
+pub fn leg(angle: f64, rings: usize, segments: usize) -> (Vec<DVec3>, Vec<[u32; 3]>) {
+    let (x, faces) = tube(LEG_RADIUS, -0.05, 0.8, rings, segments);
     let knee = DVec3::new(0.0, KNEE, 0.0);
     let turn = glam::DQuat::from_rotation_x(angle);
     let bent = x
@@ -66,14 +66,15 @@ pub fn obj(x: &[DVec3], faces: &[[u32; 3]]) -> String {
 }
 
 /// The knee bending `degrees` over `seconds` (smoothstep in time) at 24
-/// fps: frames `leg0001.obj`, ... in `dir`; returns how many.
-pub fn write_leg(dir: &Path, degrees: f64, seconds: f64) -> usize {
+/// fps: frames `leg0001.obj`, ... in `dir` of a leg of `rings` x
+/// `segments` vertices (the example's: 35 x 16); returns how many.
+pub fn write_leg(dir: &Path, degrees: f64, seconds: f64, rings: usize, segments: usize) -> usize {
     let fps = 24.0;
     let frames = (seconds * fps).round() as usize + 1;
     std::fs::create_dir_all(dir).unwrap();
     for k in 0..frames {
         let s = k as f64 / (frames - 1) as f64;
-        let (x, faces) = leg(degrees.to_radians() * s * s * (3.0 - 2.0 * s));
+        let (x, faces) = leg(degrees.to_radians() * s * s * (3.0 - 2.0 * s), rings, segments);
         std::fs::write(dir.join(format!("leg{:04}.obj", k + 1)), obj(&x, &faces)).unwrap();
     }
     frames
