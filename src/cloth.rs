@@ -85,7 +85,13 @@ impl Cloth {
             let rest = MembraneRest::new(uv).ok_or_else(|| {
                 Error::mesh(
                     &mesh.name,
-                    format!("face {f} {face:?} has (near) zero rest area: remove or repair the degenerate triangle"),
+                    format!(
+                        "{} (vertices {}, {}, {}) has (near) zero rest area: remove or repair the degenerate triangle",
+                        mesh.face_label(f),
+                        face[0] + 1,
+                        face[1] + 1,
+                        face[2] + 1
+                    ),
                 )
             })?;
             face_rest.push(rest);
@@ -235,6 +241,6 @@ mod tests {
         let e = Cloth::new(mesh, preset("cotton").unwrap(), 0.0, DVec3::X)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("face 0") && e.contains("zero rest area"), "{e}");
+        assert!(e.contains("triangle 1 (vertices") && e.contains("zero rest area"), "{e}");
     }
 }

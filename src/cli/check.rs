@@ -109,7 +109,12 @@ fn print_scene(s: &Scene) {
                 )
             })
             .unwrap_or_default();
-        println!("  handle {}: {} vertices{axis}", h.name, h.vertices.len());
+        let rides = h
+            .attach
+            .as_ref()
+            .map(|a| format!(", riding on obstacle {}", s.obstacles[a.obstacle].name))
+            .unwrap_or_default();
+        println!("  handle {}: {} vertices{axis}{rides}", h.name, h.vertices.len());
     }
     for o in &s.obstacles {
         let surface = match &o.surface {

@@ -98,7 +98,7 @@ pub struct BodyStep {
 }
 
 /// Barycentric weights of `q` (in the triangle's plane) in `t`.
-fn barycentric(q: DVec3, t: [DVec3; 3]) -> DVec3 {
+pub(crate) fn barycentric(q: DVec3, t: [DVec3; 3]) -> DVec3 {
     let (e0, e1, e2) = (t[1] - t[0], t[2] - t[0], q - t[0]);
     let (d00, d01, d11) = (e0.dot(e0), e0.dot(e1), e1.dot(e1));
     let (d20, d21) = (e2.dot(e0), e2.dot(e1));

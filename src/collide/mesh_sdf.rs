@@ -103,7 +103,11 @@ impl MeshSdf {
             let n = (b - a).cross(c - a);
             if n.length() <= 1e-14 * (b - a).length_squared().max((c - a).length_squared()) || n.length() == 0.0 {
                 return Err(format!(
-                    "triangle {f} (vertices {t:?}) is degenerate (zero area): remove it"
+                    "{} (vertices {}, {}, {}) is degenerate (zero area): remove it",
+                    mesh.face_label(f),
+                    t[0] + 1,
+                    t[1] + 1,
+                    t[2] + 1
                 ));
             }
             face_normal.push(n.normalize());
@@ -115,8 +119,9 @@ impl MeshSdf {
                 let e = (t[k], t[(k + 1) % 3]);
                 if directed.insert(e, (f, k)).is_some() {
                     return Err(format!(
-                        "edge {}-{} is used twice in the same direction (faces are inconsistently oriented or the edge is non-manifold)",
-                        e.0, e.1
+                        "the edge from vertex {} to {} is used twice in the same direction (faces are inconsistently oriented or the edge is non-manifold)",
+                        e.0 + 1,
+                        e.1 + 1
                     ));
                 }
             }
@@ -124,7 +129,12 @@ impl MeshSdf {
         let mut edge_normal = vec![[DVec3::ZERO; 3]; nf];
         for (&(a, b), &(f, k)) in &directed {
             let &(g, _) = directed.get(&(b, a)).ok_or_else(|| {
-                format!("edge {a}-{b} borders only one triangle ({f}): an obstacle mesh must be closed (watertight)")
+                format!(
+                    "the edge from vertex {} to {} borders only one face ({}): an obstacle mesh must be closed (watertight)",
+                    a + 1,
+                    b + 1,
+                    mesh.face_label(f)
+                )
             })?;
             edge_normal[f][k] = face_normal[f] + face_normal[g];
         }
@@ -210,6 +220,7 @@ pub(crate) mod tests {
             faces,
             uv: None,
             named_sets: BTreeMap::new(),
+            polygons: None,
         }
     }
 
@@ -241,6 +252,7 @@ pub(crate) mod tests {
             faces,
             uv: None,
             named_sets: BTreeMap::new(),
+            polygons: None,
         }
     }
 

@@ -2,11 +2,13 @@
 //! [`mesh_sdf`]) baked once into signed-distance grids ([`grid`], cached on
 //! disk for meshes by [`cache`]) and moved rigidly over the timeline, and
 //! deforming triangle meshes ([`sequence`], probed directly by [`body`]
-//! through a [`bvh`]). The response itself is a kernel: `src/cpu/collide.rs` and its
+//! through a [`bvh`]; cloth vertices ride on them through [`attach`]).
+//! The response itself is a kernel: `src/cpu/collide.rs` and its
 //! twin `shaders/collide.wgsl`. [`intersect`] counts the cloth's own
 //! crossing triangle pairs (`--check-intersections`); [`proximity`] finds
 //! the cloth's close vertex-triangle and edge-edge pairs for self-collision.
 
+pub mod attach;
 pub mod body;
 pub mod boxgrid;
 pub mod bvh;
@@ -21,6 +23,7 @@ pub mod shape;
 pub use grid::SdfGrid;
 pub use shape::Shape;
 
+use attach::{Carrier, Skin};
 use glam::{DQuat, DVec3};
 use std::sync::Arc;
 
@@ -56,6 +59,18 @@ impl Obstacle {
         match &self.surface {
             Surface::Grid(g) => Some(g),
             Surface::Sequence(_) => None,
+        }
+    }
+
+    /// Calls `f` with the obstacle as it is at time `t`, placed by `pose`,
+    /// as the handles that ride on it see it.
+    pub fn carrier<T>(&self, t: f64, pose: &Pose, f: impl FnOnce(&Carrier) -> T) -> T {
+        match &self.surface {
+            Surface::Grid(grid) => f(&Carrier::Rigid { pose: *pose, grid }),
+            Surface::Sequence(seq) => {
+                let x = seq.at(t, pose);
+                f(&Carrier::Body(Skin { mesh: &seq.mesh, x: &x }))
+            }
         }
     }
 }

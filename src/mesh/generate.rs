@@ -73,6 +73,7 @@ pub fn grid(
         faces,
         uv: Some(uv),
         named_sets,
+        polygons: None,
     }
 }
 
@@ -117,6 +118,7 @@ pub fn cylinder(radius: f64, height: f64, rings: usize, segments: usize) -> TriM
         faces,
         uv: Some(uv),
         named_sets,
+        polygons: None,
     }
 }
 

@@ -24,11 +24,57 @@ pub struct TriMesh {
     pub uv: Option<Vec<[DVec2; 3]>>,
     /// Named vertex sets from a generator: `side:left`, `ring:top`, ...
     pub named_sets: BTreeMap<String, Vec<u32>>,
+    /// The polygons a file gave (`None` for generated meshes, whose
+    /// triangles are their faces); `faces` fans each out into triangles.
+    pub polygons: Option<Polygons>,
+}
+
+/// A file's polygons, kept for messages that name the user's faces and
+/// for output that gives them back (quads stay quads).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Polygons {
+    /// Corners of each polygon.
+    pub counts: Vec<u32>,
+    /// The corners' vertices, polygon after polygon.
+    pub corners: Vec<u32>,
+    /// The file's texture coordinates (`vt`, before any `uv_scale`).
+    pub texcoords: Vec<DVec2>,
+    /// Each corner's texture coordinate (an index into `texcoords`), when
+    /// every corner has one.
+    pub corner_texcoords: Option<Vec<u32>>,
+    /// Each polygon's line in its file (1-based).
+    pub lines: Vec<u32>,
+}
+
+impl Polygons {
+    /// The polygon that triangle `t` fans out from.
+    pub fn polygon_of(&self, t: usize) -> Option<usize> {
+        let mut first = 0usize;
+        for (k, &count) in self.counts.iter().enumerate() {
+            first += count as usize - 2;
+            if t < first {
+                return Some(k);
+            }
+        }
+        None
+    }
 }
 
 impl TriMesh {
     pub fn vertex_count(&self) -> usize {
         self.positions.len()
+    }
+
+    /// Triangle `t` as its user knows it: the OBJ face (by line) it fans
+    /// out from, or its number from 1 in a generated mesh. Messages name
+    /// vertices from 1 too, as an OBJ numbers them.
+    pub fn face_label(&self, t: usize) -> String {
+        if let Some(p) = &self.polygons
+            && let Some(k) = p.polygon_of(t)
+        {
+            return format!("the face on line {}", p.lines[k]);
+        }
+        format!("triangle {}", t + 1)
     }
 
     /// Axis-aligned bounding box (min, max) of the positions.

@@ -4,7 +4,7 @@
 //! `group:NAME` of the vertices of its faces); writes positions, faces and,
 //! when the mesh has them, per-corner `vt`.
 
-use super::TriMesh;
+use super::{Polygons, TriMesh};
 use crate::error::{Error, Result};
 use glam::{DVec2, DVec3};
 use std::collections::BTreeMap;
@@ -23,6 +23,8 @@ fn parse_obj(text: &str, name: &str, uv_scale: f64) -> Result<TriMesh> {
     let mut texcoords = Vec::new();
     let mut faces = Vec::new();
     let mut face_uv: Vec<Option<[DVec2; 3]>> = Vec::new();
+    let mut polygons = Polygons::default();
+    let mut corner_texcoords: Vec<Option<u32>> = Vec::new();
     // The object (`o`) and groups (`g`) the following faces belong to.
     let (mut object, mut groups): (Option<String>, Vec<String>) = (None, Vec::new());
     let mut named_sets: BTreeMap<String, Vec<u32>> = BTreeMap::new();
@@ -50,7 +52,7 @@ fn parse_obj(text: &str, name: &str, uv_scale: f64) -> Result<TriMesh> {
             }
             "vt" => {
                 let t = numbers(it, 2)?;
-                texcoords.push(DVec2::new(t[0], t[1]) * uv_scale);
+                texcoords.push(DVec2::new(t[0], t[1]));
             }
             "o" => {
                 object = it.next().map(str::to_string);
@@ -90,10 +92,14 @@ fn parse_obj(text: &str, name: &str, uv_scale: f64) -> Result<TriMesh> {
                     let tri = [corners[0], corners[k], corners[k + 1]];
                     faces.push(tri.map(|c| c.0 as u32));
                     face_uv.push(match tri.map(|c| c.1) {
-                        [Some(a), Some(b), Some(c)] => Some([texcoords[a], texcoords[b], texcoords[c]]),
+                        [Some(a), Some(b), Some(c)] => Some([a, b, c].map(|t| texcoords[t] * uv_scale)),
                         _ => None,
                     });
                 }
+                polygons.counts.push(corners.len() as u32);
+                polygons.corners.extend(corners.iter().map(|c| c.0 as u32));
+                corner_texcoords.extend(corners.iter().map(|c| c.1.map(|t| t as u32)));
+                polygons.lines.push(line as u32);
             }
             _ => {}
         }
@@ -105,13 +111,14 @@ fn parse_obj(text: &str, name: &str, uv_scale: f64) -> Result<TriMesh> {
         Some(face_uv.into_iter().map(|u| u.unwrap_or_default()).collect())
     } else {
         let first = face_uv.iter().position(|u| u.is_none()).unwrap_or(0);
+        let line = polygons.polygon_of(first).map_or(0, |k| polygons.lines[k]);
         return Err(Error::mesh(
             name,
-            format!(
-                "some faces have texture coordinates and some do not (face {first} has none): give every face `vt` or none"
-            ),
+            format!("line {line}: this face has no texture coordinates, but others do: give every face `vt` or none"),
         ));
     };
+    polygons.corner_texcoords = corner_texcoords.into_iter().collect();
+    polygons.texcoords = texcoords;
     for set in named_sets.values_mut() {
         set.sort_unstable();
         set.dedup();
@@ -122,6 +129,7 @@ fn parse_obj(text: &str, name: &str, uv_scale: f64) -> Result<TriMesh> {
         faces,
         uv,
         named_sets,
+        polygons: Some(polygons),
     })
 }
 
@@ -179,6 +187,44 @@ mod tests {
         );
         let e = parse_obj("v 0 0 nan\n", "q.obj", 1.0).unwrap_err().to_string();
         assert!(e.contains("line 1"), "{e}");
+    }
+
+    /// The file's polygons are kept with their lines, and messages about a
+    /// triangle name the face (by line) it came from and vertices from 1.
+    #[test]
+    fn polygons_are_kept_and_messages_name_the_file_s_faces() {
+        let text = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 2 0 0\nvt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\n\
+                    f 1/1 2/2 3/3 4/4\n# a comment\nf 2/2 5/3 3/4\n";
+        let m = parse_obj(text, "p.obj", 2.0).unwrap();
+        let p = m.polygons.as_ref().unwrap();
+        assert_eq!(p.counts, vec![4, 3]);
+        assert_eq!(p.corners, vec![0, 1, 2, 3, 1, 4, 2]);
+        assert_eq!(p.lines, vec![10, 12]);
+        assert_eq!(p.corner_texcoords, Some(vec![0, 1, 2, 3, 1, 2, 3]));
+        // The file's texture coordinates, unscaled; the rest shape's, scaled.
+        assert_eq!(p.texcoords[2], DVec2::new(1.0, 1.0));
+        assert_eq!(m.uv.as_ref().unwrap()[0][2], DVec2::new(2.0, 2.0));
+        assert_eq!(
+            (m.face_label(0), m.face_label(1), m.face_label(2)),
+            (
+                "the face on line 10".to_string(),
+                "the face on line 10".to_string(),
+                "the face on line 12".to_string()
+            )
+        );
+        // The second face runs edge 2 -> 3 as the quad does: both are named.
+        let bad = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3 4\nf 2 3 4\n";
+        let e = crate::mesh::Topology::build(&parse_obj(bad, "b.obj", 1.0).unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("the face on line 5") && e.contains("the face on line 6") && e.contains("vertex 2 to 3"),
+            "{e}"
+        );
+        let e = parse_obj("v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nvt 0 0\nf 1/1 2/1 3/1\nf 1 3 4\n", "u.obj", 1.0)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line 7") && e.contains("no texture coordinates"), "{e}");
     }
 
     /// Blender writes `o NAME` per object and, with "Object Groups" or

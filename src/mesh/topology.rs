@@ -70,6 +70,11 @@ pub struct Topology {
     pub vertex_edges: Csr,
 }
 
+/// A vertex a triangle names twice.
+fn repeated(face: &[u32; 3]) -> u32 {
+    if face[0] == face[1] || face[0] == face[2] { face[0] } else { face[1] }
+}
+
 impl Topology {
     /// Builds the topology, rejecting meshes the simulator cannot use: empty
     /// meshes, indices out of range, repeated corners, edges shared by more
@@ -82,18 +87,25 @@ impl Topology {
         }
         for (i, p) in mesh.positions.iter().enumerate() {
             if !p.is_finite() {
-                return Err(Error::mesh(name, format!("vertex {i} has a non-finite position {p}")));
+                return Err(Error::mesh(name, format!("vertex {} has a non-finite position {p}", i + 1)));
             }
         }
         for (f, face) in mesh.faces.iter().enumerate() {
             if let Some(v) = face.iter().find(|&&v| v as usize >= n) {
                 return Err(Error::mesh(
                     name,
-                    format!("face {f} refers to vertex {v}, but the mesh has {n} vertices"),
+                    format!(
+                        "{} refers to vertex {}, but the mesh has {n} vertices",
+                        mesh.face_label(f),
+                        v + 1
+                    ),
                 ));
             }
             if face[0] == face[1] || face[1] == face[2] || face[0] == face[2] {
-                return Err(Error::mesh(name, format!("face {f} {face:?} repeats a vertex")));
+                return Err(Error::mesh(
+                    name,
+                    format!("{} repeats vertex {}", mesh.face_label(f), repeated(face) + 1),
+                ));
             }
         }
         // Directed half-edges: (a, b) -> (face, opposite vertex).
@@ -102,13 +114,18 @@ impl Topology {
             for k in 0..3 {
                 let (a, b, c) = (face[k], face[(k + 1) % 3], face[(k + 2) % 3]);
                 if let Some((g, _)) = half.insert((a, b), (f as u32, c)) {
+                    let (fg, ff) = (mesh.face_label(g as usize), mesh.face_label(f));
                     let message = if half.contains_key(&(b, a)) {
                         format!(
-                            "edge ({a}, {b}) is shared by more than two faces (non-manifold), among them faces {g} and {f}"
+                            "the edge from vertex {} to {} is shared by more than two faces (non-manifold), among them {fg} and {ff}",
+                            a + 1,
+                            b + 1
                         )
                     } else {
                         format!(
-                            "faces {g} and {f} both run edge ({a}, {b}) in the same direction: their orientation is inconsistent (flip one of them)"
+                            "{fg} and {ff} both run the edge from vertex {} to {} in the same direction: their orientation is inconsistent (flip one of them)",
+                            a + 1,
+                            b + 1
                         )
                     };
                     return Err(Error::mesh(name, message));
@@ -149,7 +166,7 @@ impl Topology {
         if let Some(v) = (0..n).find(|&v| vertex_faces.row(v).is_empty()) {
             return Err(Error::mesh(
                 name,
-                format!("vertex {v} is not used by any face (remove unused vertices)"),
+                format!("vertex {} is not used by any face (remove unused vertices)", v + 1),
             ));
         }
         let vertex_hinges = Csr::build(
@@ -236,10 +253,10 @@ mod tests {
         let mut m = quad();
         m.faces[0][2] = 9;
         let e = Topology::build(&m).unwrap_err().to_string();
-        assert!(e.contains("face 0 refers to vertex 9"), "{e}");
+        assert!(e.contains("triangle 1 refers to vertex 10"), "{e}");
         let mut m = quad();
         m.positions.push(DVec3::ONE);
         let e = Topology::build(&m).unwrap_err().to_string();
-        assert!(e.contains("vertex 4 is not used"), "{e}");
+        assert!(e.contains("vertex 5 is not used"), "{e}");
     }
 }

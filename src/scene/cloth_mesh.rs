@@ -142,7 +142,10 @@ pub(super) fn select(mesh: &TriMesh, s: &Selector) -> std::result::Result<Vec<u3
         Selector::Indices(ix) => {
             let n = mesh.positions.len();
             if let Some(bad) = ix.iter().find(|&&i| i as usize >= n) {
-                return Err(format!("index {bad} is out of range (the mesh has {n} vertices)"));
+                return Err(format!(
+                    "index {bad} is out of range: the mesh has {n} vertices, and `indices` count from 0 (an OBJ's \
+                     vertex k is index k - 1)"
+                ));
             }
             ix.clone()
         }

@@ -11,7 +11,7 @@ pub mod roll;
 pub mod schema;
 
 pub use cloth_mesh::groups;
-pub use resolve::{Axis, Handle, Phase, Scene, Sticking};
+pub use resolve::{Attach, Axis, Handle, Phase, Scene, Sticking};
 pub use schema::{Action, Motion, ObstacleAction, RotateSpec};
 
 use crate::error::{Error, Result};

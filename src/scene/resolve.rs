@@ -5,7 +5,8 @@
 use super::cloth_mesh::{build_mesh, select};
 use super::schema::{Action, MeshSpec, ObstacleAction, SceneFile};
 use crate::cloth::Cloth;
-use crate::collide::Obstacle;
+use crate::collide::attach::{Ride, too_far};
+use crate::collide::{Obstacle, Pose};
 use crate::error::{Error, Result};
 use crate::step::{SelfCollision, SolverSettings, StepInput, StrainLimit};
 use glam::DVec3;
@@ -26,6 +27,17 @@ pub struct Handle {
     pub vertices: Vec<u32>,
     /// Axis for the reported reaction torque, if any.
     pub torque_axis: Option<Axis>,
+    /// The obstacle the handle rides on, if any.
+    pub attach: Option<Attach>,
+}
+
+/// A handle riding on an obstacle.
+#[derive(Clone, Debug)]
+pub struct Attach {
+    /// The obstacle's index in `Scene::obstacles`.
+    pub obstacle: usize,
+    /// How the handle's vertices ride on it from the start.
+    pub ride: Ride,
 }
 
 #[derive(Clone, Debug)]
@@ -257,10 +269,17 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
             name: hname.clone(),
             vertices,
             torque_axis,
+            attach: None,
         });
     }
 
     let obstacles = super::obstacles::resolve(label, base, &f.obstacles, cloth.mesh.bounds())?;
+    for (handle, spec) in handles.iter_mut().zip(f.handles.values()) {
+        if let Some(oname) = &spec.attach {
+            let field = format!("handles.{}.attach", handle.name);
+            handle.attach = Some(attach(&obstacles, oname, &handle.vertices, &cloth.mesh.positions).map_err(|m| err(&field, m))?);
+        }
+    }
     let sticking = match &f.sticking {
         None => None,
         Some(st) => {
@@ -338,6 +357,16 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
                     format!("no handle named `{hname}` (handles: {})", known.join(", ")),
                 )
             })?;
+            if let (Action::Move(_), Some(a)) = (action, &handles[k].attach) {
+                return Err(err(
+                    &field(&format!("handles.{hname}")),
+                    format!(
+                        "handle `{hname}` rides on obstacle `{}` and moves with it: move the obstacle instead, or \
+                         release the handle",
+                        obstacles[a.obstacle].name
+                    ),
+                ));
+            }
             if let Action::Move(m) = action {
                 let hf = field(&format!("handles.{hname}"));
                 if let Some(t) = m.translate {
@@ -439,6 +468,28 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
         phases,
         frame_interval: f.output.frame_interval,
     })
+}
+
+/// Binds `vertices` (at `x`) to obstacle `name` where it is at the start.
+fn attach(obstacles: &[Obstacle], name: &str, vertices: &[u32], x: &[DVec3]) -> std::result::Result<Attach, String> {
+    let Some(obstacle) = obstacles.iter().position(|o| o.name == name) else {
+        let known: Vec<&str> = obstacles.iter().map(|o| o.name.as_str()).collect();
+        return Err(match known.is_empty() {
+            true => format!("no obstacle named `{name}`: the scene has no obstacles"),
+            false => format!("no obstacle named `{name}` (obstacles: {})", known.join(", ")),
+        });
+    };
+    let points: Vec<DVec3> = vertices.iter().map(|&v| x[v as usize]).collect();
+    let (ride, distances) = obstacles[obstacle].carrier(0.0, &Pose::default(), |c| c.ride(&points));
+    if let Some((k, d)) = too_far(&distances) {
+        return Err(format!(
+            "vertex {} (numbered from 1, as in an OBJ) is {d:.4} m from obstacle `{name}`'s surface; an attached \
+             vertex must be within {} m of it: the selection is probably the wrong group",
+            vertices[k] + 1,
+            crate::collide::attach::MAX_ATTACH_DISTANCE
+        ));
+    }
+    Ok(Attach { obstacle, ride })
 }
 
 fn axis(label: &str, field: &str, point: [f64; 3], direction: [f64; 3]) -> Result<Axis> {

@@ -1,10 +1,13 @@
 //! Handle state: a rigid pose `x = rot * reference + trans` of the vertices
-//! a handle grabbed, scripted phase by phase.
+//! a handle grabbed, scripted phase by phase, or, for a handle attached to
+//! an obstacle, how its vertices ride on it (collide/attach.rs).
 //!
 //! A motion over a phase is `p -> R(s angle) (p - c) + c + s d` applied after
 //! the phase's starting pose, with `s` running from 0 to 1 over the phase
 //! (constant angular and linear velocity).
 
+use crate::collide::attach::Ride;
+use crate::error::Result;
 use crate::scene::{Action, Motion};
 use glam::{DQuat, DVec3};
 
@@ -16,6 +19,9 @@ pub struct HandleState {
     /// Pose at the start of the current phase.
     rot: DQuat,
     trans: DVec3,
+    /// How the vertices ride on the handle's obstacle, if attached.
+    #[serde(default)]
+    pub ride: Option<Ride>,
 }
 
 /// Pose of motion `m` at fraction `s`, composed after `(rot, trans)`.
@@ -32,24 +38,39 @@ pub(super) fn moved(m: &Motion, s: f64, rot: DQuat, trans: DVec3) -> (DQuat, DVe
 }
 
 impl HandleState {
-    /// A handle holding `vertices` where they are in `x`.
-    pub fn grab(vertices: &[u32], x: &[DVec3]) -> HandleState {
+    /// A handle holding `vertices` where they are in `x`, riding on its
+    /// obstacle by `ride` if it is attached.
+    pub fn grab(vertices: &[u32], x: &[DVec3], ride: Option<Ride>) -> HandleState {
         HandleState {
             held: true,
             reference: vertices.iter().map(|&v| x[v as usize]).collect(),
             rot: DQuat::IDENTITY,
             trans: DVec3::ZERO,
+            ride,
         }
     }
 
     /// Applies the phase's action: a release frees the vertices; a hold or
-    /// motion on a free handle grabs them again where they are now.
-    pub fn begin_phase(&mut self, action: Option<&Action>, vertices: &[u32], x: &[DVec3]) {
+    /// motion on a free handle grabs them again where they are now
+    /// (`rebind` binds an attached handle's vertices to its obstacle
+    /// there).
+    pub fn begin_phase(
+        &mut self,
+        action: Option<&Action>,
+        vertices: &[u32],
+        x: &[DVec3],
+        rebind: impl FnOnce(&[DVec3]) -> Result<Option<Ride>>,
+    ) -> Result<()> {
         match action {
             Some(Action::Release) => self.held = false,
-            Some(Action::Hold | Action::Move(_)) if !self.held => *self = HandleState::grab(vertices, x),
+            Some(Action::Hold | Action::Move(_)) if !self.held => {
+                let points: Vec<DVec3> = vertices.iter().map(|&v| x[v as usize]).collect();
+                let ride = rebind(&points)?;
+                *self = HandleState::grab(vertices, x, ride);
+            }
             _ => {}
         }
+        Ok(())
     }
 
     /// Appends the targets of the held vertices at phase fraction `s`.
@@ -77,7 +98,7 @@ mod tests {
     #[test]
     fn rotation_then_translation_compose_across_phases() {
         let x = vec![DVec3::new(1.0, 0.0, 0.0)];
-        let mut h = HandleState::grab(&[0], &x);
+        let mut h = HandleState::grab(&[0], &x, None);
         let turn = Action::Move(Motion {
             translate: None,
             rotate: Some(RotateSpec {
@@ -86,7 +107,7 @@ mod tests {
                 angle: std::f64::consts::FRAC_PI_2,
             }),
         });
-        h.begin_phase(Some(&turn), &[0], &x);
+        h.begin_phase(Some(&turn), &[0], &x, |_| Ok(None)).unwrap();
         let mut t = Vec::new();
         h.targets(Some(&turn), 0.5, &mut t);
         let c = std::f64::consts::FRAC_1_SQRT_2;
@@ -96,16 +117,16 @@ mod tests {
             translate: Some([0.0, 2.0, 0.0]),
             rotate: None,
         });
-        h.begin_phase(Some(&shift), &[0], &x);
+        h.begin_phase(Some(&shift), &[0], &x, |_| Ok(None)).unwrap();
         t.clear();
         h.targets(Some(&shift), 1.0, &mut t);
         assert!((t[0] - DVec3::new(0.0, 2.0, -1.0)).length() < 1e-12, "{}", t[0]);
         // Released, then grabbed again where the cloth is.
         h.end_phase(Some(&shift));
-        h.begin_phase(Some(&Action::Release), &[0], &x);
+        h.begin_phase(Some(&Action::Release), &[0], &x, |_| Ok(None)).unwrap();
         assert!(!h.held);
         let moved_x = vec![DVec3::new(5.0, 5.0, 5.0)];
-        h.begin_phase(Some(&Action::Hold), &[0], &moved_x);
+        h.begin_phase(Some(&Action::Hold), &[0], &moved_x, |_| Ok(None)).unwrap();
         t.clear();
         h.targets(Some(&Action::Hold), 0.3, &mut t);
         assert_eq!(t[0], moved_x[0]);

@@ -7,6 +7,7 @@ mod handles;
 mod obstacles;
 mod sticking;
 
+use crate::collide::attach::{MAX_ATTACH_DISTANCE, too_far};
 use crate::collide::body::BodyStep;
 use crate::collide::{Field, ObstacleStep, SdfGrid, Surface};
 use crate::error::Result;
@@ -74,7 +75,7 @@ impl Simulation {
         let handles = scene
             .handles
             .iter()
-            .map(|h| HandleState::grab(&h.vertices, x))
+            .map(|h| HandleState::grab(&h.vertices, x, h.attach.as_ref().map(|a| a.ride.clone())))
             .collect();
         let obstacles = scene.obstacles.iter().map(ObstacleState::new).collect();
         let grids = scene
@@ -199,13 +200,33 @@ impl Simulation {
         }
         let start = std::time::Instant::now();
         let phase = &self.scene.phases[self.phase];
+        let (t0, t1) = (self.time(), self.time() + self.scene.dt);
         if self.phase_step == 0 {
-            let x = self.backend.positions()?;
-            for (k, state) in self.handles.iter_mut().enumerate() {
-                state.begin_phase(phase.actions[k].as_ref(), &self.scene.handles[k].vertices, &x);
-            }
             for (k, state) in self.obstacles.iter_mut().enumerate() {
                 state.begin_phase(phase.obstacle_actions[k].as_ref());
+            }
+            let x = self.backend.positions()?;
+            for (k, state) in self.handles.iter_mut().enumerate() {
+                let handle = &self.scene.handles[k];
+                let rebind = |points: &[DVec3]| -> Result<_> {
+                    let Some(a) = &handle.attach else { return Ok(None) };
+                    let o = &self.scene.obstacles[a.obstacle];
+                    let pose = self.obstacles[a.obstacle].pose_at(phase.obstacle_actions[a.obstacle].as_ref(), 0.0);
+                    let (ride, distances) = o.carrier(t0, &pose, |c| c.ride(points));
+                    match too_far(&distances) {
+                        None => Ok(Some(ride)),
+                        Some((i, d)) => Err(crate::Error::Step(format!(
+                            "phase {}: handle `{}` grabs again, but its vertex {} (numbered from 1) is {d:.4} m from \
+                             obstacle `{}`; an attached vertex must be within {MAX_ATTACH_DISTANCE} m of it: hold \
+                             the handle before the cloth leaves the obstacle",
+                            phase.name,
+                            handle.name,
+                            handle.vertices[i] + 1,
+                            o.name
+                        ))),
+                    }
+                };
+                state.begin_phase(phase.actions[k].as_ref(), &handle.vertices, &x, rebind)?;
             }
             if let Some(st) = &mut self.sticking {
                 st.begin_phase(phase.sticking);
@@ -216,14 +237,24 @@ impl Simulation {
         self.pinned.clear();
         self.targets.clear();
         for (k, state) in self.handles.iter().enumerate() {
-            if state.held {
-                self.pinned.extend_from_slice(&self.scene.handles[k].vertices);
-                state.targets(phase.actions[k].as_ref(), s, &mut self.targets);
+            if !state.held {
+                continue;
+            }
+            let handle = &self.scene.handles[k];
+            self.pinned.extend_from_slice(&handle.vertices);
+            match (&handle.attach, &state.ride) {
+                (Some(a), Some(ride)) => {
+                    // Where the obstacle is at the step's end, removed or not.
+                    let action = phase.obstacle_actions[a.obstacle].as_ref();
+                    let pose = self.obstacles[a.obstacle].pose_at(action, s);
+                    let o = &self.scene.obstacles[a.obstacle];
+                    o.carrier(t1, &pose, |c| c.place(ride, &mut self.targets));
+                }
+                _ => state.targets(phase.actions[k].as_ref(), s, &mut self.targets),
             }
         }
         self.active.clear();
         self.bodies.clear();
-        let (t0, t1) = (self.time(), self.time() + self.scene.dt);
         let mut grid = 0;
         for (k, (state, o)) in self.obstacles.iter().zip(&self.scene.obstacles).enumerate() {
             let field = match &o.surface {

@@ -29,7 +29,8 @@ impl ObstacleState {
         }
     }
 
-    fn pose_at(&self, action: Option<&ObstacleAction>, s: f64) -> Pose {
+    /// The pose at phase fraction `s` (removed or not).
+    pub fn pose_at(&self, action: Option<&ObstacleAction>, s: f64) -> Pose {
         match action {
             Some(ObstacleAction::Move(m)) => {
                 let (rot, trans) = moved(m, s, self.pose.rot, self.pose.trans);

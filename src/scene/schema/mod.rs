@@ -232,6 +232,11 @@ pub struct HandleSpec {
     /// of the handle's first rotation in the timeline.
     #[serde(default)]
     pub torque_axis: Option<AxisSpec>,
+    /// An obstacle the handle rides on (collide/attach.rs): each vertex
+    /// bound where it is at the start to the nearest point of the
+    /// obstacle's surface, and moved with it.
+    #[serde(default)]
+    pub attach: Option<String>,
 }
 
 #[derive(Deserialize, Debug, Clone)]
