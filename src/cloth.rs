@@ -241,6 +241,9 @@ mod tests {
         let e = Cloth::new(mesh, preset("cotton").unwrap(), 0.0, DVec3::X)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("triangle 1 (vertices") && e.contains("zero rest area"), "{e}");
+        assert!(
+            e.contains("triangle 1 (vertices") && e.contains("zero rest area"),
+            "{e}"
+        );
     }
 }

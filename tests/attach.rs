@@ -101,7 +101,10 @@ fn a_waistband_rides_on_moving_hips_and_falls_when_released() {
     // It rose 4 cm and swayed 3 cm with the hips (the ring's centre also
     // shifts a little as the hips widen and turn).
     let moved = end - start;
-    assert!((moved.y - 0.04).abs() < 1e-3 && (moved.x - 0.03).abs() < 3e-3, "{moved}");
+    assert!(
+        (moved.y - 0.04).abs() < 1e-3 && (moved.x - 0.03).abs() < 3e-3,
+        "{moved}"
+    );
     // The ring turned with the hips: a vertex on +x went round by 0.5 rad.
     let first = x[waist[0] as usize] - end;
     let turned = (-first.z).atan2(first.x) - {
@@ -115,7 +118,10 @@ fn a_waistband_rides_on_moving_hips_and_falls_when_released() {
     }
     let fallen = centre(&sim.backend().positions().unwrap());
     println!("released: waistband centre at {fallen}");
-    assert!(end.y - fallen.y > 0.01, "the released waistband stayed: {end} -> {fallen}");
+    assert!(
+        end.y - fallen.y > 0.01,
+        "the released waistband stayed: {end} -> {fallen}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -143,7 +149,11 @@ fn a_handle_rides_on_a_rigid_obstacle_as_it_moves() {
     let pose = sim.obstacles()[0].end;
     for &v in &top {
         let want = pose.to_world(x0[v as usize]);
-        assert!((x[v as usize] - want).length() < 1e-9, "vertex {v}: {} vs {want}", x[v as usize]);
+        assert!(
+            (x[v as usize] - want).length() < 1e-9,
+            "vertex {v}: {} vs {want}",
+            x[v as usize]
+        );
     }
     assert!((pose.trans.x - 0.05).abs() < 1e-12);
 }
@@ -154,7 +164,10 @@ fn bad_attachments_are_errors_that_name_the_handle_vertex_or_obstacle() {
     write_hips(&dir);
     let error = |extra: &[&str]| skirt(&dir, extra).unwrap_err().to_string();
     let e = error(&["handles.waist.attach=belt"]);
-    assert!(e.contains("handles.waist.attach") && e.contains("`belt`") && e.contains("hips"), "{e}");
+    assert!(
+        e.contains("handles.waist.attach") && e.contains("`belt`") && e.contains("hips"),
+        "{e}"
+    );
     // A skirt 14 cm outside the hips: its waistband is too far to attach.
     let e = error(&["cloth.mesh.cylinder.radius=0.2"]);
     assert!(
@@ -162,7 +175,10 @@ fn bad_attachments_are_errors_that_name_the_handle_vertex_or_obstacle() {
         "{e}"
     );
     let e = error(&[r#"timeline.drop.handles.waist={"translate": [0, 0.1, 0]}"#]);
-    assert!(e.contains("timeline[1] (drop).handles.waist") && e.contains("move the obstacle"), "{e}");
+    assert!(
+        e.contains("timeline[1] (drop).handles.waist") && e.contains("move the obstacle"),
+        "{e}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -104,7 +104,10 @@ pub enum Ride {
 pub enum Carrier<'a> {
     Body(Skin<'a>),
     /// A rigid obstacle at `pose`; its grid measures how far a rider is.
-    Rigid { pose: Pose, grid: &'a SdfGrid },
+    Rigid {
+        pose: Pose,
+        grid: &'a SdfGrid,
+    },
 }
 
 impl Carrier<'_> {
@@ -190,6 +193,10 @@ mod tests {
         let q = later.place(&on[0].0);
         let t = later.triangle(on[0].0.face);
         let n = frame(t)[2];
-        assert!((q - t[0]).dot(n).abs() < 1e-12, "off the plane by {}", (q - t[0]).dot(n));
+        assert!(
+            (q - t[0]).dot(n).abs() < 1e-12,
+            "off the plane by {}",
+            (q - t[0]).dot(n)
+        );
     }
 }

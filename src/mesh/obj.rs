@@ -221,9 +221,13 @@ mod tests {
             e.contains("the face on line 5") && e.contains("the face on line 6") && e.contains("vertex 2 to 3"),
             "{e}"
         );
-        let e = parse_obj("v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nvt 0 0\nf 1/1 2/1 3/1\nf 1 3 4\n", "u.obj", 1.0)
-            .unwrap_err()
-            .to_string();
+        let e = parse_obj(
+            "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nvt 0 0\nf 1/1 2/1 3/1\nf 1 3 4\n",
+            "u.obj",
+            1.0,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("line 7") && e.contains("no texture coordinates"), "{e}");
     }
 

@@ -72,7 +72,11 @@ pub struct Topology {
 
 /// A vertex a triangle names twice.
 fn repeated(face: &[u32; 3]) -> u32 {
-    if face[0] == face[1] || face[0] == face[2] { face[0] } else { face[1] }
+    if face[0] == face[1] || face[0] == face[2] {
+        face[0]
+    } else {
+        face[1]
+    }
 }
 
 impl Topology {
@@ -87,7 +91,10 @@ impl Topology {
         }
         for (i, p) in mesh.positions.iter().enumerate() {
             if !p.is_finite() {
-                return Err(Error::mesh(name, format!("vertex {} has a non-finite position {p}", i + 1)));
+                return Err(Error::mesh(
+                    name,
+                    format!("vertex {} has a non-finite position {p}", i + 1),
+                ));
             }
         }
         for (f, face) in mesh.faces.iter().enumerate() {

@@ -277,7 +277,8 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
     for (handle, spec) in handles.iter_mut().zip(f.handles.values()) {
         if let Some(oname) = &spec.attach {
             let field = format!("handles.{}.attach", handle.name);
-            handle.attach = Some(attach(&obstacles, oname, &handle.vertices, &cloth.mesh.positions).map_err(|m| err(&field, m))?);
+            handle.attach =
+                Some(attach(&obstacles, oname, &handle.vertices, &cloth.mesh.positions).map_err(|m| err(&field, m))?);
         }
     }
     let sticking = match &f.sticking {

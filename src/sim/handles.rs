@@ -126,7 +126,8 @@ mod tests {
         h.begin_phase(Some(&Action::Release), &[0], &x, |_| Ok(None)).unwrap();
         assert!(!h.held);
         let moved_x = vec![DVec3::new(5.0, 5.0, 5.0)];
-        h.begin_phase(Some(&Action::Hold), &[0], &moved_x, |_| Ok(None)).unwrap();
+        h.begin_phase(Some(&Action::Hold), &[0], &moved_x, |_| Ok(None))
+            .unwrap();
         t.clear();
         h.targets(Some(&Action::Hold), 0.3, &mut t);
         assert_eq!(t[0], moved_x[0]);
