@@ -12,11 +12,10 @@
 //! positions back and draws them on the window's device.
 
 use crate::cloth::Cloth;
-use crate::collide::{Field, Pose, Surface};
 use crate::error::{Error, Result};
 use crate::model::channel::Channels;
 use crate::render::gpu::{Painter, depth_buffer};
-use crate::render::{Camera, FOV_Y, Picture, bend_values, isosurface};
+use crate::render::{Camera, FOV_Y, Picture, add_obstacles, bend_values, obstacle_surfaces};
 use crate::scene::Scene;
 use crate::sim::Simulation;
 use crate::step::Backend;
@@ -172,15 +171,7 @@ impl App<'_> {
             Mode::Slip => Some(channel_values(&cloth, &backend.channels()?, true)),
         };
         let mut picture = Picture::new(&x, &cloth.mesh.faces, values.as_deref());
-        for o in self.sim.obstacles() {
-            match o.field {
-                Field::Grid(_) => picture.add_moved(&self.obstacles[o.obstacle], &o.end),
-                Field::Body(k) => {
-                    let body = Picture::obstacle(&self.sim.bodies()[k].end, &self.obstacles[o.obstacle].faces);
-                    picture.add_moved(&body, &Pose::default());
-                }
-            }
-        }
+        add_obstacles(&mut picture, &self.sim.scene, &self.obstacles, self.sim.steps());
         Ok(picture)
     }
 
@@ -415,17 +406,7 @@ pub fn run(scene: Scene, make_backend: &dyn Fn(&Scene) -> Result<Box<dyn Backend
         ))
     })?;
     event_loop.set_control_flow(ControlFlow::Poll);
-    let obstacles: Vec<Picture> = scene
-        .obstacles
-        .iter()
-        .map(|o| match &o.surface {
-            Surface::Grid(g) => {
-                let (x, faces) = isosurface::surface(g);
-                Picture::obstacle(&x, &faces)
-            }
-            Surface::Sequence(seq) => Picture::obstacle(&seq.frames[0], &seq.faces),
-        })
-        .collect();
+    let obstacles = obstacle_surfaces(&scene);
     // The camera orbits the cloth and the obstacles that start enabled.
     let (mut lo, mut hi) = scene.cloth.mesh.bounds();
     for (picture, o) in obstacles.iter().zip(&scene.obstacles) {

@@ -87,7 +87,7 @@ fn a_trouser_leg_follows_a_bending_knee_without_entering_it() {
     let (mut lowest, mut stretch, mut frames) = (f64::INFINITY, 0.0f64, 0);
     while !sim.done() {
         sim.step().unwrap();
-        if sim.steps() % every != 0 {
+        if !sim.steps().is_multiple_of(every) {
             continue;
         }
         frames += 1;

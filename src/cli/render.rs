@@ -27,6 +27,10 @@ pub struct RenderArgs {
     /// (the rasterizer twin of the render shader).
     #[arg(long, value_enum, default_value = "auto")]
     pub backend: BackendChoice,
+    /// Draw the cloth alone (a run folder's obstacles are drawn where they
+    /// were at the frame's time, from the scene the run was loaded from).
+    #[arg(long)]
+    pub no_obstacles: bool,
 }
 
 pub fn render(args: RenderArgs) -> Result<()> {
@@ -38,9 +42,14 @@ pub fn render(args: RenderArgs) -> Result<()> {
         view,
         colour,
         backend,
+        no_obstacles,
     } = args;
     let (width, height) = parse_size(&size)?;
     let source = crease::render::source::load(&path, frame)?;
+    let scene = match no_obstacles || !path.is_dir() {
+        true => None,
+        false => run_scene(&path)?,
+    };
     let view = match view.as_deref() {
         Some(&[x, y, z]) => glam::DVec3::new(x, y, z),
         Some(other) => bail!("argument --view: {other:?} is not three numbers X,Y,Z"),
@@ -51,7 +60,7 @@ pub fn render(args: RenderArgs) -> Result<()> {
         ColourChoice::Bend => crease::render::Colour::Bend,
     };
     let renderer = make_renderer(backend)?;
-    let image = crease::render::render(&renderer, &source, colour, view, width, height)?;
+    let image = crease::render::render(&renderer, &source, scene.as_ref(), colour, view, width, height)?;
     let out = out.unwrap_or_else(|| {
         if path.is_dir() {
             path.join("render.png")
@@ -67,6 +76,24 @@ pub fn render(args: RenderArgs) -> Result<()> {
         renderer.name()
     );
     Ok(())
+}
+
+/// The scene of run folder `dir`, when it has obstacles to draw.
+fn run_scene(dir: &std::path::Path) -> Result<Option<crease::scene::Scene>> {
+    let Some(key) = crease::output::SceneKey::read_run(dir)? else {
+        println!(
+            "obstacles not drawn: {} has no run.json (written by an older crease)",
+            dir.display()
+        );
+        return Ok(None);
+    };
+    let scene = key.load(&crease::output::SceneKey::run_path(dir)).map_err(|e| {
+        anyhow::anyhow!(
+            "{e}\n(the obstacles of {} cannot be placed; --no-obstacles draws the cloth alone)",
+            dir.display()
+        )
+    })?;
+    Ok((!scene.obstacles.is_empty()).then_some(scene))
 }
 
 #[derive(clap::Args)]

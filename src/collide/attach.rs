@@ -142,7 +142,7 @@ impl Carrier<'_> {
 pub fn too_far(distances: &[f64]) -> Option<(usize, f64)> {
     distances
         .iter()
-        .position(|d| !(*d <= MAX_ATTACH_DISTANCE))
+        .position(|d| d.is_nan() || *d > MAX_ATTACH_DISTANCE)
         .map(|k| (k, distances[k]))
 }
 

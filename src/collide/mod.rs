@@ -2,7 +2,8 @@
 //! [`mesh_sdf`]) baked once into signed-distance grids ([`grid`], cached on
 //! disk for meshes by [`cache`]) and moved rigidly over the timeline, and
 //! deforming triangle meshes ([`sequence`], probed directly by [`body`]
-//! through a [`bvh`]; cloth vertices ride on them through [`attach`]).
+//! through a [`bvh`]; cloth vertices ride on them through [`attach`]);
+//! [`isosurface`] turns a grid back into triangles, to draw and export it.
 //! The response itself is a kernel: `src/cpu/collide.rs` and its
 //! twin `shaders/collide.wgsl`. [`intersect`] counts the cloth's own
 //! crossing triangle pairs (`--check-intersections`); [`proximity`] finds
@@ -15,6 +16,7 @@ pub mod bvh;
 pub mod cache;
 pub mod grid;
 pub mod intersect;
+pub mod isosurface;
 pub mod mesh_sdf;
 pub mod proximity;
 pub mod sequence;

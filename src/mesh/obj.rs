@@ -133,12 +133,36 @@ fn parse_obj(text: &str, name: &str, uv_scale: f64) -> Result<TriMesh> {
     })
 }
 
-/// Formats a mesh with the given positions as OBJ text. Numbers use Rust's
-/// shortest round-trip formatting, so the same state gives the same bytes.
+/// Formats a mesh with the given positions as OBJ text: a mesh read from
+/// a file with its polygons and texture coordinates as the file had them,
+/// a generated one as triangles with its material coordinates. Numbers use
+/// Rust's shortest round-trip formatting, so the same state gives the same
+/// bytes.
 pub fn write_obj(mesh: &TriMesh, positions: &[DVec3]) -> String {
     let mut s = String::with_capacity(positions.len() * 40 + mesh.faces.len() * 30);
     for p in positions {
         let _ = writeln!(s, "v {} {} {}", p.x, p.y, p.z);
+    }
+    if let Some(p) = &mesh.polygons {
+        let texcoords = p.corner_texcoords.as_ref();
+        if texcoords.is_some() {
+            for t in &p.texcoords {
+                let _ = writeln!(s, "vt {} {}", t.x, t.y);
+            }
+        }
+        let mut corner = 0;
+        for &count in &p.counts {
+            s.push('f');
+            for k in corner..corner + count as usize {
+                let _ = match texcoords {
+                    Some(t) => write!(s, " {}/{}", p.corners[k] + 1, t[k] + 1),
+                    None => write!(s, " {}", p.corners[k] + 1),
+                };
+            }
+            s.push('\n');
+            corner += count as usize;
+        }
+        return s;
     }
     match &mesh.uv {
         Some(uv) => {
@@ -172,6 +196,17 @@ mod tests {
         assert_eq!(back.positions, m.positions);
         assert_eq!(back.faces, m.faces);
         assert_eq!(back.uv, m.uv);
+    }
+
+    #[test]
+    fn a_file_s_polygons_and_texture_coordinates_are_written_back() {
+        let text = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 2 0 0\nvt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\n\
+                    f 1/1 2/2 3/3 4/4\nf 2/2 5/3 3/4\n";
+        let m = parse_obj(text, "p.obj", 0.5).unwrap();
+        let written = write_obj(&m, &m.positions);
+        assert_eq!(written, text);
+        let back = parse_obj(&written, "p.obj", 0.5).unwrap();
+        assert_eq!((back.faces, back.uv), (m.faces.clone(), m.uv.clone()));
     }
 
     #[test]

@@ -59,6 +59,43 @@ impl SceneKey {
     }
 }
 
+/// `DIR/run.json`: how the run in `DIR` was loaded, so that tools that
+/// read the folder later (`crease render`) can place its obstacles.
+const RUN_FORMAT: &str = "crease run 1";
+
+impl SceneKey {
+    pub fn run_path(out_dir: &Path) -> PathBuf {
+        out_dir.join("run.json")
+    }
+
+    /// Writes `out_dir/run.json`.
+    pub fn write_run(&self, out_dir: &Path) -> Result<()> {
+        let text = serde_json::to_string_pretty(&serde_json::json!({ "format": RUN_FORMAT, "scene": self }))
+            .map_err(|e| Error::Step(format!("run.json: {e}")))?;
+        write_atomic(&Self::run_path(out_dir), text.as_bytes())
+    }
+
+    /// Reads `out_dir/run.json` (`None` without one: a folder of an older
+    /// crease, or not a run's).
+    pub fn read_run(out_dir: &Path) -> Result<Option<SceneKey>> {
+        let path = Self::run_path(out_dir);
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            return Ok(None);
+        };
+        let damaged = |m: String| Error::File {
+            path: path.clone(),
+            message: format!("{m}: the file is damaged; run the scene again"),
+        };
+        let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| damaged(e.to_string()))?;
+        if value.get("format").and_then(|f| f.as_str()) != Some(RUN_FORMAT) {
+            return Err(damaged(format!("is not a `{RUN_FORMAT}` file")));
+        }
+        serde_json::from_value(value["scene"].clone())
+            .map(Some)
+            .map_err(|e| damaged(e.to_string()))
+    }
+}
+
 /// Everything a run needs to continue.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Checkpoint {

@@ -2,8 +2,10 @@
 //! output frame) and `summary.json`, all written atomically.
 
 mod checkpoint;
+pub mod usd;
 
 pub use checkpoint::{Checkpoint, SceneKey};
+use usd::UsdFrames;
 
 /// Set (by a Ctrl-C handler) to stop a run after its current frame, with a
 /// checkpoint.
@@ -13,6 +15,7 @@ use crate::collide::ContactReport;
 use crate::error::{Error, Result};
 use crate::measure::Measures;
 use crate::mesh::write_obj;
+use crate::scene::Format;
 use crate::sim::{Reaction, Simulation};
 use crate::step::StepReport;
 use crate::util::write_atomic;
@@ -148,7 +151,10 @@ pub struct RunOptions {
 /// `out_dir/frames/NNNNN.obj` (frame 0 = initial state), `metrics.csv` and
 /// `summary.json`. Returns the summary.
 pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Progress)) -> Result<Value> {
-    let frames = opts.out_dir.join("frames");
+    let frames = match sim.scene.formats.contains(&Format::Obj) {
+        true => opts.out_dir.join("frames"),
+        false => opts.out_dir.clone(),
+    };
     std::fs::create_dir_all(&frames).map_err(|e| Error::io(&frames, e))?;
     let handles: Vec<String> = sim.scene.handles.iter().map(|h| h.name.clone()).collect();
     let frame_steps = sim.scene.frame_steps();
@@ -194,11 +200,28 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
         Checkpoint::new(opts, frame, total_cg, stepping_ms, sim.save_state()?).write(&opts.out_dir)
     };
     let mut reactions = vec![Reaction::default(); handles.len()];
-    let write_frame = |sim: &Simulation, row: &MetricsRow, frame: usize, csv: &mut String| -> Result<()> {
-        write_atomic(
-            &frame_path(&opts.out_dir, frame),
-            write_obj(&sim.scene.cloth.mesh, &sim.backend().positions()?).as_bytes(),
-        )?;
+    let formats = sim.scene.formats.clone();
+    let mut usd = match (formats.contains(&Format::Usd), &opts.resume) {
+        (false, _) => None,
+        (true, None) => Some(UsdFrames::create(&opts.out_dir, &sim.scene)?),
+        (true, Some(c)) => Some(UsdFrames::resume(&opts.out_dir, &sim.scene, c.frame + 1)?),
+    };
+    let write_frame = |sim: &Simulation,
+                       row: &MetricsRow,
+                       frame: usize,
+                       csv: &mut String,
+                       usd: &mut Option<UsdFrames>|
+     -> Result<()> {
+        let x = sim.backend().positions()?;
+        if formats.contains(&Format::Obj) {
+            write_atomic(
+                &frame_path(&opts.out_dir, frame),
+                write_obj(&sim.scene.cloth.mesh, &x).as_bytes(),
+            )?;
+        }
+        if let Some(usd) = usd {
+            usd.push(&sim.scene, sim.steps(), &x)?;
+        }
         if csv.is_empty() {
             csv.push_str(&row.header(&handles));
             csv.push('\n');
@@ -232,7 +255,8 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
         };
     let mut row = row_now(sim, acc, &StepReport::default(), &reactions)?;
     if opts.resume.is_none() {
-        write_frame(sim, &row, frame, &mut csv)?;
+        opts.scene_key.write_run(&opts.out_dir)?;
+        write_frame(sim, &row, frame, &mut csv, &mut usd)?;
     }
     while !sim.done() && sim.steps() < total_steps {
         let info = sim.step()?;
@@ -243,16 +267,22 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
         if sim.steps().is_multiple_of(frame_steps) || sim.steps() == total_steps || sim.done() {
             frame += 1;
             row = row_now(sim, acc, &info.report, &reactions)?;
-            write_frame(sim, &row, frame, &mut csv)?;
+            write_frame(sim, &row, frame, &mut csv, &mut usd)?;
             acc = (0, 0.0, 0);
             let stopping = sim.steps() == total_steps && !sim.done();
             let interrupted = INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst);
             let due = next_checkpoint.is_some_and(|t| sim.time() >= t - 0.5 * dt);
             if interrupted || due || (stopping && every.is_some()) {
+                if let Some(usd) = &mut usd {
+                    usd.flush()?;
+                }
                 checkpoint(sim, frame, total_cg, stepping_ms)?;
                 next_checkpoint = next_after(sim.time());
             }
             if interrupted {
+                if let Some(usd) = &mut usd {
+                    usd.write(&sim.scene, false)?;
+                }
                 return Err(Error::Interrupted {
                     time: sim.time(),
                     out_dir: opts.out_dir.clone(),
@@ -265,6 +295,9 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
             end_time,
             steps: sim.steps(),
         });
+    }
+    if let Some(usd) = &mut usd {
+        usd.write(&sim.scene, sim.done())?;
     }
     let steps = sim.steps();
     let summary = json!({

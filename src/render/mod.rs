@@ -7,15 +7,16 @@
 //! larger and box-filter down, the same way.
 
 pub mod gpu;
-pub mod isosurface;
 pub mod raster;
 pub mod sheet;
 pub mod source;
 
-use crate::collide::Pose;
+use crate::collide::{Pose, Surface, isosurface};
 use crate::error::{Error, Result};
 use crate::mesh::Topology;
 use crate::model::bending::dihedral;
+use crate::scene::Scene;
+use crate::sim::obstacles_at;
 use crate::util::Image;
 use glam::{DVec3, Mat4, Vec3, Vec4Swizzles};
 
@@ -310,10 +311,46 @@ impl Renderer {
     }
 }
 
-/// A picture of `source` at `width x height`, seen from `view`.
+/// Each obstacle's surface in its own frame (a deforming body's: its
+/// first frame), drawn grey.
+pub fn obstacle_surfaces(scene: &Scene) -> Vec<Picture> {
+    scene
+        .obstacles
+        .iter()
+        .map(|o| match &o.surface {
+            Surface::Grid(g) => {
+                let (x, faces) = isosurface::surface(g);
+                Picture::obstacle(&x, &faces)
+            }
+            Surface::Sequence(seq) => Picture::obstacle(&seq.frames[0], &seq.faces),
+        })
+        .collect()
+}
+
+/// Adds `scene`'s obstacles as they are after `steps` steps of its timeline
+/// (removed ones are not drawn); `surfaces` are `obstacle_surfaces(scene)`.
+pub fn add_obstacles(picture: &mut Picture, scene: &Scene, surfaces: &[Picture], steps: u64) {
+    let t = steps as f64 * scene.dt;
+    for ((at, o), surface) in obstacles_at(scene, steps).iter().zip(&scene.obstacles).zip(surfaces) {
+        if !at.enabled {
+            continue;
+        }
+        match &o.surface {
+            Surface::Grid(_) => picture.add_moved(surface, &at.pose),
+            Surface::Sequence(seq) => {
+                picture.add_moved(&Picture::obstacle(&seq.at(t, &at.pose), &seq.faces), &Pose::default())
+            }
+        }
+    }
+}
+
+/// A picture of `source` at `width x height`, seen from `view`, with
+/// `scene`'s obstacles where they were at its frame's time if given. The
+/// camera frames the cloth.
 pub fn render(
     renderer: &Renderer,
     source: &source::Source,
+    scene: Option<&Scene>,
     colour: Colour,
     view: DVec3,
     width: u32,
@@ -323,8 +360,12 @@ pub fn render(
         Colour::Plain => None,
         Colour::Bend => Some(source.bend()?),
     };
-    let picture = Picture::new(&source.mesh.positions, &source.mesh.faces, values.as_deref());
+    let mut picture = Picture::new(&source.mesh.positions, &source.mesh.faces, values.as_deref());
     let (lo, hi) = picture.bounds();
+    if let (Some(scene), Some((_, t))) = (scene, source.frame) {
+        let steps = (t / scene.dt).round() as u64;
+        add_obstacles(&mut picture, scene, &obstacle_surfaces(scene), steps);
+    }
     let aspect = width as f64 / height.max(1) as f64;
     let camera = Camera::framing(lo, hi, view, aspect)?;
     renderer.draw(&picture, &camera.frame(aspect, colour == Colour::Bend), width, height)

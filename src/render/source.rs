@@ -13,6 +13,8 @@ pub struct Source {
     pub rest: Option<Vec<DVec3>>,
     /// The file the mesh came from.
     pub path: PathBuf,
+    /// A run folder's frame: its number and simulated time.
+    pub frame: Option<(usize, f64)>,
 }
 
 /// The frames of run folder `dir`, in order.
@@ -46,6 +48,7 @@ pub fn load(path: &Path, frame: Option<usize>) -> Result<Source> {
             mesh: read_obj(path, 1.0)?,
             rest: None,
             path: path.to_path_buf(),
+            frame: None,
         });
     }
     let frames = frames(path)?;
@@ -69,7 +72,32 @@ pub fn load(path: &Path, frame: Option<usize>) -> Result<Source> {
         mesh,
         rest: Some(rest.positions),
         path: file.clone(),
+        frame: Some((k, frame_time(path, k)?)),
     })
+}
+
+/// The simulated time of frame `k` of run folder `dir`, from its
+/// `metrics.csv` (a row a frame).
+fn frame_time(dir: &Path, k: usize) -> Result<f64> {
+    let path = dir.join("metrics.csv");
+    let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+    let bad = |message: String| Error::File {
+        path: path.clone(),
+        message,
+    };
+    let mut lines = text.lines();
+    let column = lines
+        .next()
+        .and_then(|h| h.split(',').position(|c| c == "time"))
+        .ok_or_else(|| bad("has no `time` column: not a crease run's metrics".into()))?;
+    let row = lines
+        .nth(k)
+        .ok_or_else(|| bad(format!("has no row for frame {k}: the run folder is incomplete")))?;
+    row.split(',')
+        .nth(column)
+        .and_then(|t| t.parse::<f64>().ok())
+        .filter(|t| t.is_finite())
+        .ok_or_else(|| bad(format!("frame {k}'s row has no time: the file is damaged")))
 }
 
 impl Source {

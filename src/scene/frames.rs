@@ -68,10 +68,11 @@ impl Pattern {
             else {
                 continue;
             };
-            if middle.len() >= self.width && middle.bytes().all(|b| b.is_ascii_digit()) {
-                if let Ok(k) = middle.parse::<u64>() {
-                    frames.insert(k);
-                }
+            if middle.len() >= self.width
+                && middle.bytes().all(|b| b.is_ascii_digit())
+                && let Ok(k) = middle.parse::<u64>()
+            {
+                frames.insert(k);
             }
         }
         Ok(frames)

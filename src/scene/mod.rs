@@ -12,7 +12,7 @@ pub mod schema;
 
 pub use cloth_mesh::groups;
 pub use resolve::{Attach, Axis, Handle, Phase, Scene, Sticking};
-pub use schema::{Action, Motion, ObstacleAction, RotateSpec};
+pub use schema::{Action, Format, Motion, ObstacleAction, RotateSpec};
 
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};

@@ -3,7 +3,7 @@
 //! steps. Every error names the scene, the field and what to do.
 
 use super::cloth_mesh::{build_mesh, select};
-use super::schema::{Action, MeshSpec, ObstacleAction, SceneFile};
+use super::schema::{Action, Format, MeshSpec, ObstacleAction, OutputSpec, SceneFile};
 use crate::cloth::Cloth;
 use crate::collide::attach::{Ride, too_far};
 use crate::collide::{Obstacle, Pose};
@@ -92,7 +92,10 @@ pub struct Scene {
     pub handles: Vec<Handle>,
     pub obstacles: Vec<Obstacle>,
     pub phases: Vec<Phase>,
+    /// Simulated seconds between output frames: a whole number of steps.
     pub frame_interval: f64,
+    /// What a run writes, each once.
+    pub formats: Vec<Format>,
 }
 
 impl Scene {
@@ -101,7 +104,8 @@ impl Scene {
         self.phases.iter().map(|p| p.steps).sum()
     }
 
-    /// Steps between output frames (at least 1).
+    /// Steps between output frames (at least 1; the interval is checked to
+    /// be a whole number of them).
     pub fn frame_steps(&self) -> u64 {
         ((self.frame_interval / self.dt).round() as u64).max(1)
     }
@@ -168,7 +172,17 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
                 .into(),
         ));
     }
-    positive("output.frame_interval", f.output.frame_interval, " of seconds")?;
+    let frame_interval = output_interval(&f.output, f.dt).map_err(|(field, m)| err(field, m))?;
+    if f.output.formats.is_empty() {
+        return Err(err(
+            "output.formats",
+            "is empty: give at least one of \"obj\", \"usd\"".into(),
+        ));
+    }
+    let formats = f.output.formats.clone();
+    if (1..formats.len()).any(|i| formats[..i].contains(&formats[i])) {
+        return Err(err("output.formats", "names a format twice".into()));
+    }
     let sc = f.self_collision;
     positive("self_collision.thickness", sc.thickness, " of metres")?;
     positive("self_collision.stiffness", sc.stiffness, " of N/m")?;
@@ -467,8 +481,59 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
         handles,
         obstacles,
         phases,
-        frame_interval: f.output.frame_interval,
+        frame_interval,
+        formats,
     })
+}
+
+/// The seconds between output frames: `frame_interval` or `1 / fps` (not
+/// both), a whole number of steps of `dt`, else an error (field, message)
+/// that says which `dt` would fit.
+fn output_interval(o: &OutputSpec, dt: f64) -> std::result::Result<f64, (&'static str, String)> {
+    let (field, interval) = match (o.frame_interval, o.fps) {
+        (Some(_), Some(_)) => {
+            return Err((
+                "output",
+                "gives both frame_interval and fps: give one (fps = 1 / frame_interval; with --set, clear the \
+                 other: --set output.frame_interval=null)"
+                    .into(),
+            ));
+        }
+        (None, Some(fps)) if fps.is_finite() && fps > 0.0 => ("output.fps", 1.0 / fps),
+        (None, Some(fps)) => {
+            return Err((
+                "output.fps",
+                format!("must be a positive number of frames per second, got {fps}"),
+            ));
+        }
+        (Some(t), None) if t.is_finite() && t > 0.0 => ("output.frame_interval", t),
+        (Some(t), None) => {
+            return Err((
+                "output.frame_interval",
+                format!("must be a positive number of seconds, got {t}"),
+            ));
+        }
+        (None, None) => ("output.frame_interval", 0.01),
+    };
+    let steps = interval / dt;
+    if steps.round() >= 1.0 && (steps - steps.round()).abs() <= 1e-6 * steps {
+        return Ok(interval);
+    }
+    // To the nanosecond: enough to pick a dt, short to read.
+    let ns = |t: f64| (t * 1e9).round() / 1e9;
+    let fits = |k: f64| format!("dt = {} ({k} steps a frame)", ns(interval / k));
+    let options = match steps.floor() >= 1.0 {
+        true => format!("{} or {}", fits(steps.ceil()), fits(steps.floor())),
+        false => fits(1.0),
+    };
+    Err((
+        field,
+        format!(
+            "puts a frame every {} s, which is {steps:.4} steps of dt = {dt} s; a frame must be a whole number \
+             of steps: use {options}",
+            ns(interval)
+        ),
+    ))
 }
 
 /// Binds `vertices` (at `x`) to obstacle `name` where it is at the start.

@@ -16,6 +16,7 @@ use crate::step::{Backend, BackendState, StepInput, StepReport, Stick};
 use glam::DVec3;
 use handles::HandleState;
 use obstacles::ObstacleState;
+pub use obstacles::{ObstacleAt, obstacles_at};
 use std::sync::Arc;
 use sticking::StickState;
 
@@ -371,6 +372,7 @@ impl Simulation {
 mod tests {
     use super::*;
     use crate::cloth::Cloth;
+    use crate::collide::Pose;
     use crate::cpu::CpuBackend;
     use crate::model::channel::Channels;
 
@@ -404,6 +406,46 @@ mod tests {
         fn restore_state(&mut self, state: &BackendState) -> Result<()> {
             self.0.restore_state(state)
         }
+    }
+
+    /// The timeline replayed without a run puts every obstacle where the
+    /// run's steps had it: moved, removed, added back.
+    #[test]
+    fn obstacles_at_replays_the_steps_obstacles() {
+        let json = r#"{"dt": 0.01, "gravity": [0, 0, 0],
+            "cloth": {"mesh": {"grid": {"size": [0.1, 0.1], "resolution": [2, 2], "origin": [0, 1, 0]}}, "material": "cotton"},
+            "obstacles": {"ball": {"shape": {"sphere": {"center": [0, 0, 0], "radius": 0.1}}},
+                          "late": {"shape": {"sphere": {"center": [0, -1, 0], "radius": 0.1}}, "enabled": false}},
+            "timeline": [
+                {"name": "move", "duration": 0.05, "obstacles": {"ball": {"translate": [0.1, 0, 0]}}},
+                {"name": "gone", "duration": 0.03, "obstacles": {"ball": "remove", "late": "add"}},
+                {"name": "back", "duration": 0.04, "obstacles": {"ball": "add", "late": "remove"}},
+                {"name": "turn", "duration": 0.02, "obstacles": {"ball": {"rotate": {"axis": [0, 0, 1], "angle": 1}}}}
+            ]}"#;
+        let scene = crate::scene::parse("t", "t", json, std::path::Path::new("."), &[]).unwrap();
+        // Where the steps found them: enabled ones only, at their end poses.
+        let present = |all: Vec<ObstacleAt>| -> Vec<Option<Pose>> {
+            all.into_iter().map(|o| o.enabled.then_some(o.pose)).collect()
+        };
+        assert_eq!(present(obstacles_at(&scene, 0)), vec![Some(Pose::default()), None]);
+        let backend = CpuBackend::new(Arc::clone(&scene.cloth));
+        let mut sim = Simulation::new(scene.clone(), Box::new(backend));
+        let mut seen = [0; 2];
+        while !sim.done() {
+            sim.step().unwrap();
+            let want = present(obstacles_at(&scene, sim.steps()));
+            let mut got = vec![None; 2];
+            for o in sim.obstacles() {
+                got[o.obstacle] = Some(o.end);
+                seen[o.obstacle] += 1;
+            }
+            assert_eq!(got, want, "step {}", sim.steps());
+        }
+        assert_eq!(seen, [5 + 4 + 2, 3]);
+        let end = obstacles_at(&scene, 14);
+        assert!(!end[1].enabled && end[0].enabled);
+        assert!((end[0].pose.trans.x - 0.1 * 1f64.cos()).abs() < 1e-12, "{:?}", end[0]);
+        assert_eq!(obstacles_at(&scene, 100), end);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use super::handles::moved;
 use crate::collide::{Field, Obstacle, ObstacleStep, Pose};
-use crate::scene::ObstacleAction;
+use crate::scene::{ObstacleAction, Scene};
 
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct ObstacleState {
@@ -65,4 +65,50 @@ impl ObstacleState {
     pub fn end_phase(&mut self, action: Option<&ObstacleAction>) {
         self.pose = self.pose_at(action, 1.0);
     }
+}
+
+/// An obstacle at a moment of the timeline.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ObstacleAt {
+    /// Present (not removed).
+    pub enabled: bool,
+    /// Its pose (a removed obstacle moves too, unseen).
+    pub pose: Pose,
+}
+
+/// Where each of `scene`'s obstacles is after `steps` steps of its
+/// timeline: at a phase's end as its last step saw it, at the start as the
+/// first step will. A pure function of the timeline, for pictures and
+/// caches of any frame.
+pub fn obstacles_at(scene: &Scene, steps: u64) -> Vec<ObstacleAt> {
+    let mut states: Vec<ObstacleState> = scene.obstacles.iter().map(ObstacleState::new).collect();
+    let mut done = 0u64;
+    for phase in &scene.phases {
+        let actions = &phase.obstacle_actions;
+        for (state, action) in states.iter_mut().zip(actions) {
+            state.begin_phase(action.as_ref());
+        }
+        if steps <= done + phase.steps {
+            let s = (steps - done) as f64 / phase.steps as f64;
+            return states
+                .iter()
+                .zip(actions)
+                .map(|(state, action)| ObstacleAt {
+                    enabled: state.enabled,
+                    pose: state.pose_at(action.as_ref(), s),
+                })
+                .collect();
+        }
+        for (state, action) in states.iter_mut().zip(actions) {
+            state.end_phase(action.as_ref());
+        }
+        done += phase.steps;
+    }
+    states
+        .iter()
+        .map(|state| ObstacleAt {
+            enabled: state.enabled,
+            pose: state.pose,
+        })
+        .collect()
 }

@@ -6,6 +6,6 @@ mod atomic;
 mod hash;
 mod image;
 
-pub use atomic::write_atomic;
+pub use atomic::{write_atomic, write_atomic_with};
 pub use hash::Fnv;
 pub use image::{Image, register_font};

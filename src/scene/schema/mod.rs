@@ -334,19 +334,37 @@ impl<'de> Deserialize<'de> for Action {
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct OutputSpec {
-    /// Simulated seconds between output frames.
-    #[serde(default = "default_frame_interval")]
-    pub frame_interval: f64,
+    /// Simulated seconds between output frames (default 0.01).
+    #[serde(default)]
+    pub frame_interval: Option<f64>,
+    /// Output frames per second (instead of `frame_interval`).
+    #[serde(default)]
+    pub fps: Option<f64>,
+    /// What a run writes (default: OBJ frames).
+    #[serde(default = "default_formats")]
+    pub formats: Vec<Format>,
 }
 
-fn default_frame_interval() -> f64 {
-    0.01
+/// A format a run writes its frames in.
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// `frames/NNNNN.obj`, one file a frame.
+    Obj,
+    /// `cloth.usda`: the cloth and the obstacles, time-sampled.
+    Usd,
+}
+
+fn default_formats() -> Vec<Format> {
+    vec![Format::Obj]
 }
 
 impl Default for OutputSpec {
     fn default() -> Self {
         OutputSpec {
-            frame_interval: default_frame_interval(),
+            frame_interval: None,
+            fps: None,
+            formats: default_formats(),
         }
     }
 }
