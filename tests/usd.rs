@@ -203,3 +203,165 @@ fn an_unwritable_layer_or_an_fps_that_is_no_whole_number_of_steps_is_an_error() 
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A leg as Blender exports it to USD, by hand: Z up, in centimetres, a
+/// `Rig` transform that rises over the animation (time codes 1 to 3 at 24
+/// per second) over a `Leg` mesh of quads whose points move themselves,
+/// and a second, static mesh beside it.
+const LEG_USDA: &str = r#"#usda 1.0
+(
+    endTimeCode = 3
+    metersPerUnit = 0.01
+    startTimeCode = 1
+    timeCodesPerSecond = 24
+    upAxis = "Z"
+)
+
+def Xform "Rig"
+{
+    double3 xformOp:translate.timeSamples = {
+        1: (0, 0, 0),
+        3: (0, 0, 10),
+    }
+    uniform token[] xformOpOrder = ["xformOp:translate"]
+
+    def Mesh "Leg"
+    {
+        int[] faceVertexCounts = [4, 4]
+        int[] faceVertexIndices = [0, 1, 2, 3, 1, 4, 5, 2]
+        point3f[] points.timeSamples = {
+            1: [(0, 0, 0), (10, 0, 0), (10, 0, 10), (0, 0, 10), (20, 0, 0), (20, 0, 10)],
+            2: [(0, 0, 0), (10, 0, 0), (10, 5, 10), (0, 5, 10), (20, 0, 0), (20, 5, 10)],
+            3: [(0, 0, 0), (10, 0, 0), (10, 10, 10), (0, 10, 10), (20, 0, 0), (20, 10, 10)],
+        }
+    }
+}
+
+def Mesh "Floor"
+{
+    int[] faceVertexCounts = [3]
+    int[] faceVertexIndices = [0, 1, 2]
+    point3f[] points = [(0, 0, 0), (100, 0, 0), (0, 100, 0)]
+}
+"#;
+
+/// Where the hand-written leg's point `p` (cm, Z up) is at time code
+/// `code`, in metres with Y up.
+fn leg_point(p: [f64; 3], code: f64) -> glam::DVec3 {
+    let rise = 5.0 * (code - 1.0);
+    let (x, y, z) = (p[0], p[1], p[2] + rise);
+    glam::DVec3::new(x, z, -y) * 0.01
+}
+
+fn usd_scene(dir: &Path, body: serde_json::Value) -> crease::Result<crease::scene::Scene> {
+    let json = serde_json::json!({
+        "dt": 0.001,
+        "cloth": { "mesh": { "grid": { "size": [0.1, 0.1], "resolution": [2, 2], "origin": [0, 1, 0] } },
+                   "material": "cotton" },
+        "obstacles": { "leg": { "shape": { "usd": body } } },
+        "timeline": [ { "name": "run", "duration": 0.01 } ]
+    });
+    crease::scene::parse("usd.json", "usd", &json.to_string(), dir, &[])
+}
+
+fn body_frames(scene: &crease::scene::Scene) -> (Vec<Vec<glam::DVec3>>, Vec<[u32; 3]>, f64) {
+    match &scene.obstacles[0].surface {
+        crease::collide::Surface::Sequence(s) => (s.frames.clone(), s.faces.clone(), s.fps),
+        other => panic!("not a deforming body: {other:?}"),
+    }
+}
+
+#[test]
+fn a_usd_body_is_read_at_every_time_code_in_metres_with_y_up() {
+    let dir = folder("body");
+    std::fs::write(dir.join("leg.usda"), LEG_USDA).unwrap();
+    let scene = usd_scene(&dir, serde_json::json!({ "path": "leg.usda", "prim": "/Rig/Leg" }))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (frames, faces, fps) = body_frames(&scene);
+    assert_eq!((frames.len(), fps), (3, 24.0));
+    // Two quads fanned into four counter-clockwise triangles.
+    assert_eq!(faces, vec![[0, 1, 2], [0, 2, 3], [1, 4, 5], [1, 5, 2]]);
+    let authored = [
+        [
+            [0.0, 0.0, 0.0],
+            [10.0, 0.0, 0.0],
+            [10.0, 0.0, 10.0],
+            [0.0, 0.0, 10.0],
+            [20.0, 0.0, 0.0],
+            [20.0, 0.0, 10.0],
+        ],
+        [
+            [0.0, 0.0, 0.0],
+            [10.0, 0.0, 0.0],
+            [10.0, 5.0, 10.0],
+            [0.0, 5.0, 10.0],
+            [20.0, 0.0, 0.0],
+            [20.0, 5.0, 10.0],
+        ],
+        [
+            [0.0, 0.0, 0.0],
+            [10.0, 0.0, 0.0],
+            [10.0, 10.0, 10.0],
+            [0.0, 10.0, 10.0],
+            [20.0, 0.0, 0.0],
+            [20.0, 10.0, 10.0],
+        ],
+    ];
+    for (k, frame) in frames.iter().enumerate() {
+        for (p, want) in frame.iter().zip(authored[k]) {
+            let want = leg_point(want, 1.0 + k as f64);
+            assert!((*p - want).length() < 1e-7, "time code {}: {p} against {want}", k + 1);
+        }
+    }
+    // Without `prim`, two meshes are one too many; a wrong prim lists them.
+    let e = usd_scene(&dir, serde_json::json!({ "path": "leg.usda" }))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("shape.usd.prim") && e.contains("/Rig/Leg") && e.contains("/Floor"),
+        "{e}"
+    );
+    let e = usd_scene(&dir, serde_json::json!({ "path": "leg.usda", "prim": "/Rig/Arm" }))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("/Rig/Arm") && e.contains("/Rig/Leg"), "{e}");
+    let e = usd_scene(&dir, serde_json::json!({ "path": "nope.usdc" }))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("shape.usd.path") && e.contains("nope.usdc"), "{e}");
+    // A mesh bound to a UsdSkel skeleton would stand still: an error.
+    let skinned = LEG_USDA.replace(
+        "def Mesh \"Leg\"",
+        "def Mesh \"Leg\" (\n        prepend apiSchemas = [\"SkelBindingAPI\"]\n    )",
+    );
+    std::fs::write(dir.join("skinned.usda"), skinned).unwrap();
+    let e = usd_scene(&dir, serde_json::json!({ "path": "skinned.usda", "prim": "/Rig/Leg" }))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("UsdSkel") && e.contains("Armatures off"), "{e}");
+    std::fs::write(
+        dir.join("bad.usda"),
+        "#usda 1.0\ndef Mesh \"M\" {\n  int[] faceVertexCounts = [3\n}\n",
+    )
+    .unwrap();
+    let e = usd_scene(&dir, serde_json::json!({ "path": "bad.usda" }))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("bad.usda") && e.contains("USD"), "{e}");
+    // The same stage written by Pixar's USD library as binary usdc reads
+    // the same.
+    if have_usd() {
+        let script = "import sys\nfrom pxr import Usd\nUsd.Stage.Open(sys.argv[1]).Export(sys.argv[2])\n";
+        let o = Command::new("python3")
+            .args(["-c", script])
+            .arg(dir.join("leg.usda"))
+            .arg(dir.join("leg.usdc"))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let binary = usd_scene(&dir, serde_json::json!({ "path": "leg.usdc", "prim": "/Rig/Leg" })).unwrap();
+        let (again, faces_again, _) = body_frames(&binary);
+        assert!(again == frames && faces_again == faces, "usdc differs from usda");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

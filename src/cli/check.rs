@@ -179,5 +179,19 @@ fn print_scene(s: &Scene) {
             }
         );
     }
-    println!("  output every {} s ({} steps)", s.frame_interval, s.frame_steps());
+    let formats: Vec<&str> = s
+        .formats
+        .iter()
+        .map(|f| match f {
+            crease::scene::Format::Obj => "frames/*.obj",
+            crease::scene::Format::Usd => "cloth.usda",
+        })
+        .collect();
+    println!(
+        "  output every {} s ({} steps, {} frames a second) as {}",
+        s.frame_interval,
+        s.frame_steps(),
+        1.0 / s.frame_interval,
+        formats.join(" and ")
+    );
 }

@@ -79,6 +79,32 @@ impl Pattern {
     }
 }
 
+/// A body's `scale` and `translate`, checked with its `reach`.
+pub(super) fn placement(
+    scale: f64,
+    translate: [f64; 3],
+    reach: f64,
+    err: &dyn Fn(&str, String) -> Error,
+) -> Result<(f64, DVec3)> {
+    if !(scale.is_finite() && scale > 0.0) {
+        return Err(err("scale", format!("must be a positive number, got {scale}")));
+    }
+    if !(reach.is_finite() && reach > 0.0) {
+        return Err(err(
+            "reach",
+            format!("must be a positive length in metres, got {reach}"),
+        ));
+    }
+    let shift = DVec3::from_array(translate);
+    if !shift.is_finite() {
+        return Err(err(
+            "translate",
+            format!("must be three finite numbers, got {translate:?}"),
+        ));
+    }
+    Ok((scale, shift))
+}
+
 /// Reads the frames of `spec`; `err(field, message)` builds the error.
 pub fn load(base: &Path, spec: &SequenceSpec, err: &dyn Fn(&str, String) -> Error) -> Result<Sequence> {
     if !(spec.fps.is_finite() && spec.fps > 0.0) {
@@ -87,22 +113,7 @@ pub fn load(base: &Path, spec: &SequenceSpec, err: &dyn Fn(&str, String) -> Erro
             format!("must be a positive number of frames per second, got {}", spec.fps),
         ));
     }
-    if !(spec.scale.is_finite() && spec.scale > 0.0) {
-        return Err(err("scale", format!("must be a positive number, got {}", spec.scale)));
-    }
-    if !(spec.reach.is_finite() && spec.reach > 0.0) {
-        return Err(err(
-            "reach",
-            format!("must be a positive length in metres, got {}", spec.reach),
-        ));
-    }
-    let shift = DVec3::from_array(spec.translate);
-    if !shift.is_finite() {
-        return Err(err(
-            "translate",
-            format!("must be three finite numbers, got {:?}", spec.translate),
-        ));
-    }
+    let (scale, shift) = placement(spec.scale, spec.translate, spec.reach, err)?;
     let pattern = Pattern::parse(base, &spec.path).map_err(|m| err("path", m))?;
     let present = pattern.present().map_err(|m| err("path", m))?;
     let first = spec.start_frame;
@@ -141,7 +152,7 @@ pub fn load(base: &Path, spec: &SequenceSpec, err: &dyn Fn(&str, String) -> Erro
     for k in first..=last {
         let file = pattern.file(k);
         let mesh = crate::mesh::read_obj(&file, 1.0)?;
-        let x: Vec<DVec3> = mesh.positions.iter().map(|p| *p * spec.scale + shift).collect();
+        let x: Vec<DVec3> = mesh.positions.iter().map(|p| *p * scale + shift).collect();
         if k == first {
             if mesh.faces.is_empty() {
                 return Err(Error::mesh(

@@ -9,6 +9,7 @@ mod overrides;
 mod resolve;
 pub mod roll;
 pub mod schema;
+mod usd_body;
 
 pub use cloth_mesh::groups;
 pub use resolve::{Attach, Axis, Handle, Phase, Scene, Sticking};

@@ -141,12 +141,10 @@ impl Ctx<'_> {
                 }
                 Shape::Union(out)
             }
-            ShapeSpec::Sequence(_) => {
+            ShapeSpec::Sequence(_) | ShapeSpec::Usd(_) => {
                 return Err(self.err(
                     field,
-                    "a sequence is a deforming body of its own and cannot be part of a union: make it an obstacle \
-                     of its own"
-                        .into(),
+                    "a deforming body (sequence, usd) cannot be part of a union: make it an obstacle of its own".into(),
                 ));
             }
             ShapeSpec::Mesh { path, scale, translate } => {
@@ -197,7 +195,7 @@ pub fn resolve(
             ));
         }
         let thickness = ctx.length(&field("thickness"), spec.thickness)?;
-        if let ShapeSpec::Sequence(seq) = &spec.shape {
+        if let ShapeSpec::Sequence(_) | ShapeSpec::Usd(_) = &spec.shape {
             let grid_only = [
                 ("cell", spec.cell.is_some()),
                 ("bounds", spec.bounds.is_some()),
@@ -210,8 +208,17 @@ pub fn resolve(
                         .into(),
                 ));
             }
-            let err = |k: &str, m: String| ctx.err(&field(&format!("shape.sequence.{k}")), m);
-            let sequence = super::frames::load(base, seq, &err)?;
+            let sequence = match &spec.shape {
+                ShapeSpec::Usd(usd) => {
+                    let err = |k: &str, m: String| ctx.err(&field(&format!("shape.usd.{k}")), m);
+                    super::usd_body::load(base, usd, &err)?
+                }
+                ShapeSpec::Sequence(seq) => {
+                    let err = |k: &str, m: String| ctx.err(&field(&format!("shape.sequence.{k}")), m);
+                    super::frames::load(base, seq, &err)?
+                }
+                _ => unreachable!("matched above"),
+            };
             out.push(Obstacle {
                 name: name.clone(),
                 surface: Surface::Sequence(Arc::new(sequence)),

@@ -12,7 +12,7 @@ mod material;
 mod obstacle;
 
 pub use material::{FrictionSpec, MaterialFields, MaterialSpec, PerChannel, PlasticSpec};
-pub use obstacle::{BoundsSpec, ObstacleAction, ObstacleSpec, SequenceSpec, ShapeSpec};
+pub use obstacle::{BoundsSpec, ObstacleAction, ObstacleSpec, SequenceSpec, ShapeSpec, UsdSpec};
 
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]

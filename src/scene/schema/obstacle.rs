@@ -112,6 +112,29 @@ pub enum ShapeSpec {
     /// zero-padded frame number, relative to the scene file), open meshes
     /// allowed; not part of a union.
     Sequence(SequenceSpec),
+    /// A deforming body read from a USD file: one Mesh prim's points at
+    /// every time code, as Blender, Houdini and Maya export an animation.
+    Usd(UsdSpec),
+}
+
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct UsdSpec {
+    /// A `.usda`, `.usdc` or `.usdz` file, relative to the scene file.
+    pub path: String,
+    /// The Mesh prim's path (default: the stage's only Mesh).
+    #[serde(default)]
+    pub prim: Option<String>,
+    #[serde(default = "one")]
+    pub scale: f64,
+    #[serde(default)]
+    pub translate: [f64; 3],
+    /// Past the last time code: start over (`true`) or hold it.
+    #[serde(default, rename = "loop")]
+    pub looped: bool,
+    /// How far from its surface the body acts on cloth, m.
+    #[serde(default = "default_reach")]
+    pub reach: f64,
 }
 
 #[derive(Deserialize, Debug, Clone)]
