@@ -43,7 +43,11 @@ impl Pattern {
             return Err(format!("`{path}` has two runs of `#`; use one for the frame number"));
         }
         Ok(Pattern {
-            dir: full.parent().map(Path::to_path_buf).unwrap_or_default(),
+            // A scene in the working folder has the empty path as its base.
+            dir: match full.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+                _ => PathBuf::from("."),
+            },
             prefix: name[..at].to_string(),
             suffix,
             width,
