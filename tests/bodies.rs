@@ -354,3 +354,27 @@ fn gpu_matches_the_cpu_on_the_knee_for_fifty_steps() {
     let last = checks.last().unwrap();
     println!("knee, step 50: {last:?}");
 }
+
+#[test]
+fn a_scene_in_the_working_folder_finds_its_frames() {
+    // `crease check scene.json` run where the scene is: its base folder is
+    // the empty path, and the frames beside it are still found.
+    let dir = folder("here");
+    let (x, faces) = bodies::finger(0.0);
+    for k in 1..=2 {
+        std::fs::write(dir.join(format!("f{k:04}.obj")), obj(&x, &faces)).unwrap();
+    }
+    let json = serde_json::json!({ "dt": 0.001,
+        "cloth": { "mesh": { "grid": { "size": [0.1, 0.1], "resolution": [2, 2], "plane": "xz" } }, "material": "cotton" },
+        "obstacles": { "finger": { "shape": { "sequence": { "path": "f####.obj", "fps": 24 } } } },
+        "timeline": [ { "name": "run", "duration": 0.001 } ] });
+    std::fs::write(dir.join("scene.json"), json.to_string()).unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_crease"))
+        .args(["check", "scene.json"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success() && text.contains("2 frames"), "{}{text}", String::from_utf8_lossy(&o.stderr));
+    std::fs::remove_dir_all(&dir).ok();
+}
