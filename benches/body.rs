@@ -1,11 +1,12 @@
-//! `cargo bench --bench body`: the cost of a deforming body (issue 19's
-//! target: at most 20% of a step). A 20K-vertex trouser leg on a
-//! 10K-triangle leg bending its knee, on the CPU backend: 100 steps to bring
-//! the cloth into contact, then 10 measured steps, with the body and with
-//! it disabled. Prints ms per step, the collision stages' ms, the host's
-//! per-step body build, and the time of probing every cloth vertex once
-//! (in parallel, as the backend does; a step probes each vertex 3 to 7
-//! times: resting, response, settle).
+//! `cargo bench --bench body [-- gpu]`: the cost of a deforming body
+//! (issue 19's target: at most 20% of a step). A 20K-vertex trouser leg on
+//! a 10K-triangle leg bending its knee, on the CPU backend (or the GPU's,
+//! with `gpu`): 100 steps to bring the cloth into contact, then 10 measured
+//! steps, with the body and with it disabled. Prints ms per step, the
+//! collision stages' ms, the host's per-step body build (the same for both
+//! backends: the GPU uploads what it builds), and the time of probing every
+//! cloth vertex once on the CPU (in parallel, as the backend does; a step
+//! probes each vertex 3 to 7 times: resting, response, settle).
 
 // The tests' body writers (this bench uses the leg only).
 #[allow(dead_code)]
@@ -14,16 +15,20 @@ mod bodies;
 
 use crease::collide::body::BodyStep;
 use crease::cpu::CpuBackend;
+use crease::gpu::GpuBackend;
 use crease::sim::Simulation;
+use crease::step::Backend;
 use rayon::prelude::*;
 use std::sync::Arc;
 use std::time::Instant;
 
 fn main() -> anyhow::Result<()> {
+    let gpu = std::env::args().any(|a| a == "gpu");
     let dir = std::env::temp_dir().join(format!("crease-bench-body-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
     // A 10K-triangle leg (161 x 32 vertices).
     bodies::write_leg(&dir, 80.0, 0.5, 161, 32);
+    println!("backend: {}", if gpu { "gpu" } else { "cpu" });
     println!(
         "{:>8} {:>10} {:>9} {:>11} {:>10} {:>11}",
         "body", "vertices", "ms/step", "collide_ms", "build_ms", "probe_all_ms"
@@ -43,7 +48,11 @@ fn main() -> anyhow::Result<()> {
         let scene = crease::scene::parse("body.json", "body", &json.to_string(), &dir, &[])?;
         let vertices = scene.cloth.mesh.positions.len();
         let cloth = Arc::clone(&scene.cloth);
-        let mut sim = Simulation::new(scene, Box::new(CpuBackend::new(cloth)));
+        let backend: Box<dyn Backend> = match gpu {
+            true => Box::new(GpuBackend::new(cloth)?),
+            false => Box::new(CpuBackend::new(cloth)),
+        };
+        let mut sim = Simulation::new(scene, backend);
         for _ in 0..100 {
             sim.step()?;
         }

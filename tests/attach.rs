@@ -6,24 +6,11 @@
 mod common;
 
 use common::bodies::{obj, tube};
+use common::tools::{cpu, folder};
 use crease::collide::attach::Carrier;
 use crease::scene::{self, Scene};
-use crease::sim::Simulation;
 use glam::{DQuat, DVec3};
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-
-fn folder(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("crease-attach-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn cpu(scene: Scene) -> Simulation {
-    let cloth = Arc::clone(&scene.cloth);
-    Simulation::new(scene, Box::new(crease::cpu::CpuBackend::new(cloth)))
-}
+use std::path::Path;
 
 /// Hips: a 6 cm tube from y = -0.05 to 0.35 that, over 0.5 s at 24 fps,
 /// rises 4 cm, sways 3 cm along x, turns 0.5 rad about y and widens 10%
@@ -73,7 +60,7 @@ fn placed(scene: &Scene, t: f64) -> Vec<DVec3> {
 
 #[test]
 fn a_waistband_rides_on_moving_hips_and_falls_when_released() {
-    let dir = folder("skirt");
+    let dir = folder("attach-skirt");
     write_hips(&dir);
     let scene = skirt(&dir, &[]).unwrap_or_else(|e| panic!("{e}"));
     let waist = scene.handles[0].vertices.clone();
@@ -160,7 +147,7 @@ fn a_handle_rides_on_a_rigid_obstacle_as_it_moves() {
 
 #[test]
 fn bad_attachments_are_errors_that_name_the_handle_vertex_or_obstacle() {
-    let dir = folder("bad");
+    let dir = folder("attach-bad");
     write_hips(&dir);
     let error = |extra: &[&str]| skirt(&dir, extra).unwrap_err().to_string();
     let e = error(&["handles.waist.attach=belt"]);
@@ -187,7 +174,7 @@ fn gpu_matches_the_cpu_on_a_riding_waistband() {
     if !common::have_gpu() {
         return;
     }
-    let dir = folder("gpu");
+    let dir = folder("attach-gpu");
     write_hips(&dir);
     let scene = skirt(&dir, &["solver.tolerance=1e-6"]).unwrap();
     let checks = crease::validate::validate(scene, 40, &mut |_| {}).unwrap();

@@ -6,33 +6,17 @@
 //! reason, unless CREASE_REQUIRE_BLENDER=1 (as .ci/run sets), where they
 //! fail.
 
+mod common;
+
+use common::tools::folder;
 use crease::collide::Surface;
 use crease::collide::sequence::Sequence;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
 
-fn folder(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("crease-blender-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 fn have_blender() -> bool {
-    let ok = Command::new("python3")
-        .args(["-c", "import bpy"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        let reason = "Blender's Python module is not installed (python3 -m pip install bpy)";
-        assert!(
-            std::env::var("CREASE_REQUIRE_BLENDER").as_deref() != Ok("1"),
-            "CREASE_REQUIRE_BLENDER=1, but {reason}"
-        );
-        println!("skipped: {reason}");
-    }
-    ok
+    common::tools::have_python("bpy", "bpy", "CREASE_REQUIRE_BLENDER")
 }
 
 /// Runs a script of tests/python with Blender; its stdout.
@@ -71,7 +55,7 @@ fn a_leg_skinned_in_blender_reads_the_same_from_its_usd_and_its_obj_frames() {
     if !have_blender() {
         return;
     }
-    let dir = folder("leg");
+    let dir = folder("blender-leg");
     blender("blender_leg.py", &[dir.to_str().unwrap()]);
     let usd = body(&dir, serde_json::json!({ "usd": { "path": "leg.usdc" } }));
     let obj = body(
@@ -106,7 +90,7 @@ fn blender_imports_the_usd_crease_writes() {
     if !have_blender() {
         return;
     }
-    let dir = folder("import");
+    let dir = folder("blender-import");
     let out = dir.join("run");
     let o = Command::new(env!("CARGO_BIN_EXE_crease"))
         .args([

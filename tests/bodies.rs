@@ -6,25 +6,13 @@
 mod common;
 
 use common::bodies::{self, obj};
+use common::tools::{cpu, folder};
 use crease::collide::body::BodyStep;
 use crease::scene::{self, Scene};
 use crease::sim::Simulation;
 use glam::DVec3;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
-
-/// A fresh folder for a test.
-fn folder(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("crease-bodies-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn cpu(scene: Scene) -> Simulation {
-    let cloth = Arc::clone(&scene.cloth);
-    Simulation::new(scene, Box::new(crease::cpu::CpuBackend::new(cloth)))
-}
 
 /// The knee example as the README runs it.
 fn knee(overrides: &[&str]) -> Scene {
@@ -58,7 +46,7 @@ fn worst_stretch(scene: &Scene, x: &[DVec3]) -> f64 {
 
 #[test]
 fn the_knee_example_reads_the_frames_the_helper_writes() {
-    let dir = folder("leg");
+    let dir = folder("bodies-leg");
     let count = bodies::write_leg(&dir, 80.0, 0.5, 35, 16);
     for k in 1..=count {
         let name = format!("leg{k:04}.obj");
@@ -126,7 +114,7 @@ fn with_body(dir: &Path, cloth: serde_json::Value, gravity: [f64; 3], body: serd
 fn a_sheet_comes_to_rest_on_an_open_body() {
     // A 30 cm sheet dropped from 2 cm above an open half-cylinder (no caps,
     // no floor: only its curved top), one frame.
-    let dir = folder("open");
+    let dir = folder("bodies-open");
     let (x, faces) = bodies::half_cylinder(0.08, 0.4);
     std::fs::write(dir.join("frame0001.obj"), obj(&x, &faces)).unwrap();
     let cloth = serde_json::json!({ "grid": { "size": [0.3, 0.3], "resolution": [20, 20], "plane": "xz",
@@ -154,7 +142,7 @@ fn a_sheet_comes_to_rest_on_an_open_body() {
 fn a_thin_finger_pushing_through_a_sheet_at_one_metre_per_second_does_not_tunnel() {
     // A 1 cm finger rises at 1 m/s from 2 cm under a weightless 16 cm sheet
     // (5 mm spacing) to 6 cm above it: frames at 100 fps, 1 cm apart.
-    let dir = folder("finger");
+    let dir = folder("bodies-finger");
     for k in 0..9 {
         let (x, faces) = bodies::finger(-0.02 + 0.01 * k as f64);
         std::fs::write(dir.join(format!("frame{:04}.obj", k + 1)), obj(&x, &faces)).unwrap();
@@ -206,7 +194,7 @@ fn finger_phases(dir: &Path, extra: &[&str]) -> Scene {
 
 #[test]
 fn a_removed_body_lets_go_and_a_looped_one_starts_over_on_both_backends() {
-    let dir = folder("phases");
+    let dir = folder("bodies-phases");
     let scene = finger_phases(&dir, &[]);
     let mut sim = cpu(scene.clone());
     let mut touched = [0usize; 3];
@@ -220,7 +208,11 @@ fn a_removed_body_lets_go_and_a_looped_one_starts_over_on_both_backends() {
     }
     // Looped: 9 frames at 100 fps, so at 0.1 s the finger is back at its
     // second frame (tip at -1 cm) instead of holding the last (6 cm).
-    let tip = sim.bodies()[0].end.iter().map(|p| p.y).fold(f64::NEG_INFINITY, f64::max);
+    let tip = sim.bodies()[0]
+        .end
+        .iter()
+        .map(|p| p.y)
+        .fold(f64::NEG_INFINITY, f64::max);
     println!("contacts per phase {touched:?}; the finger's tip at 0.1 s: {tip:.4} m");
     assert!(touched[0] > 0 && touched[1] == 0 && touched[2] > 0, "{touched:?}");
     assert!((tip + 0.01).abs() < 1e-9, "the looped finger's tip is at {tip}");
@@ -229,7 +221,11 @@ fn a_removed_body_lets_go_and_a_looped_one_starts_over_on_both_backends() {
     while !sim.done() {
         sim.step().unwrap();
     }
-    let tip = sim.bodies()[0].end.iter().map(|p| p.y).fold(f64::NEG_INFINITY, f64::max);
+    let tip = sim.bodies()[0]
+        .end
+        .iter()
+        .map(|p| p.y)
+        .fold(f64::NEG_INFINITY, f64::max);
     assert!((tip - 0.06).abs() < 1e-9, "the held finger's tip is at {tip}");
     // The GPU keeps up through the removal and the return (its body
     // buffers are rebuilt when the set of bodies changes); under gravity,
@@ -259,7 +255,7 @@ fn a_removed_body_lets_go_and_a_looped_one_starts_over_on_both_backends() {
 
 #[test]
 fn bad_sequences_are_errors_that_name_the_file_frame_or_field() {
-    let dir = folder("bad");
+    let dir = folder("bodies-bad");
     let (x, faces) = bodies::finger(0.0);
     let write = |name: &str, text: String| std::fs::write(dir.join(name), text).unwrap();
     write("a0001.obj", obj(&x, &faces));
@@ -359,7 +355,7 @@ fn gpu_matches_the_cpu_on_the_knee_for_fifty_steps() {
 fn a_scene_in_the_working_folder_finds_its_frames() {
     // `crease check scene.json` run where the scene is: its base folder is
     // the empty path, and the frames beside it are still found.
-    let dir = folder("here");
+    let dir = folder("bodies-here");
     let (x, faces) = bodies::finger(0.0);
     for k in 1..=2 {
         std::fs::write(dir.join(format!("f{k:04}.obj")), obj(&x, &faces)).unwrap();
@@ -375,6 +371,10 @@ fn a_scene_in_the_working_folder_finds_its_frames() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&o.stdout);
-    assert!(o.status.success() && text.contains("2 frames"), "{}{text}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success() && text.contains("2 frames"),
+        "{}{text}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     std::fs::remove_dir_all(&dir).ok();
 }

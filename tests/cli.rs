@@ -1,14 +1,10 @@
 //! The `crease` binary as a user runs it.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
 
-fn crease(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_crease"))
-        .args(args)
-        .output()
-        .expect("run crease")
-}
+use common::tools::{crease, png_pixels};
+use std::path::PathBuf;
+use std::process::Command;
 
 fn temp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("crease-cli-{name}-{}", std::process::id()));
@@ -89,15 +85,10 @@ fn run_writes_frames_metrics_and_summary() {
 
 /// Width, height and number of distinct colours of a PNG file.
 fn png_summary(path: &std::path::Path) -> (u32, u32, usize) {
-    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
-    let mut reader = decoder.read_info().unwrap();
-    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
-    let info = reader.next_frame(&mut buf).unwrap();
-    let px = info.color_type.samples();
-    let mut colours: Vec<&[u8]> = buf[..info.buffer_size()].chunks_exact(px).collect();
+    let (width, height, mut colours) = png_pixels(path);
     colours.sort_unstable();
     colours.dedup();
-    (info.width, info.height, colours.len())
+    (width, height, colours.len())
 }
 
 #[test]

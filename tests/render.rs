@@ -3,15 +3,10 @@
 //! frame, straight at the first, gone where a phase removed it, and not
 //! drawn with `--no-obstacles`.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn crease(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_crease"))
-        .args(args)
-        .output()
-        .expect("run crease")
-}
+use common::tools::{crease, png_pixels};
+use std::path::{Path, PathBuf};
 
 fn temp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("crease-render-{name}-{}", std::process::id()));
@@ -23,18 +18,14 @@ fn temp(name: &str) -> PathBuf {
 /// within a few levels of each other, and not the background), and the
 /// mean height of those pixels in the picture (0 top, 1 bottom).
 fn grey(path: &Path) -> (usize, f64) {
-    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
-    let mut reader = decoder.read_info().unwrap();
-    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
-    let info = reader.next_frame(&mut buf).unwrap();
-    let px = info.color_type.samples();
+    let (width, height, pixels) = png_pixels(path);
     let (mut count, mut rows) = (0usize, 0.0f64);
-    for (i, c) in buf[..info.buffer_size()].chunks_exact(px).enumerate() {
+    for (i, c) in pixels.iter().enumerate() {
         let (r, g, b) = (c[0] as i32, c[1] as i32, c[2] as i32);
         let background = [r, g, b] == [244, 244, 242];
         if !background && (r - g).abs() <= 3 && (b - g) >= 0 && (b - g) <= 6 {
             count += 1;
-            rows += (i / info.width as usize) as f64 / info.height as f64;
+            rows += (i / width as usize) as f64 / height as f64;
         }
     }
     (count, rows / count.max(1) as f64)

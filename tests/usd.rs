@@ -10,40 +10,13 @@
 mod common;
 
 use common::bodies::{finger, obj};
+use common::tools::{crease, folder};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn crease(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_crease"))
-        .args(args)
-        .output()
-        .expect("run crease")
-}
-
-fn folder(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("crease-usd-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// Whether Python's `pxr` (usd-core) is there; absent, a printed reason,
-/// or a failure under CREASE_REQUIRE_USD=1.
 fn have_usd() -> bool {
-    let ok = Command::new("python3")
-        .args(["-c", "import pxr"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        let reason = "Pixar's USD library is not installed (python3 -m pip install usd-core)";
-        assert!(
-            std::env::var("CREASE_REQUIRE_USD").as_deref() != Ok("1"),
-            "CREASE_REQUIRE_USD=1, but {reason}"
-        );
-        println!("skipped: {reason}");
-    }
-    ok
+    common::tools::have_python("pxr", "usd-core", "CREASE_REQUIRE_USD")
 }
 
 /// A 16 cm sheet of 8 x 8 quads with texture coordinates in 0..1 (an
@@ -109,7 +82,7 @@ fn pixar_s_usd_opens_the_cloth_and_its_obstacles_as_the_obj_frames_have_them() {
     if !have_usd() {
         return;
     }
-    let dir = folder("open");
+    let dir = folder("usd-open");
     let scene = write_scene(&dir);
     let out = dir.join("out");
     run(&scene, &out, &[]);
@@ -156,7 +129,7 @@ fn pixar_s_usd_opens_the_cloth_and_its_obstacles_as_the_obj_frames_have_them() {
 
 #[test]
 fn a_resumed_run_writes_the_same_usd_bytes() {
-    let dir = folder("resume");
+    let dir = folder("usd-resume");
     let scene = write_scene(&dir);
     let (whole, parts) = (dir.join("whole"), dir.join("parts"));
     run(&scene, &whole, &[]);
@@ -182,7 +155,7 @@ fn a_resumed_run_writes_the_same_usd_bytes() {
 
 #[test]
 fn an_unwritable_layer_or_an_fps_that_is_no_whole_number_of_steps_is_an_error() {
-    let dir = folder("bad");
+    let dir = folder("usd-bad");
     let scene = write_scene(&dir);
     let out = dir.join("out");
     std::fs::create_dir_all(out.join("cloth.usda")).unwrap();
@@ -273,7 +246,7 @@ fn body_frames(scene: &crease::scene::Scene) -> (Vec<Vec<glam::DVec3>>, Vec<[u32
 
 #[test]
 fn a_usd_body_is_read_at_every_time_code_in_metres_with_y_up() {
-    let dir = folder("body");
+    let dir = folder("usd-body");
     std::fs::write(dir.join("leg.usda"), LEG_USDA).unwrap();
     let scene = usd_scene(&dir, serde_json::json!({ "path": "leg.usda", "prim": "/Rig/Leg" }))
         .unwrap_or_else(|e| panic!("{e}"));
