@@ -134,11 +134,14 @@ fn a_resumed_run_writes_the_same_usd_bytes() {
     let (whole, parts) = (dir.join("whole"), dir.join("parts"));
     run(&scene, &whole, &[]);
     run(&scene, &parts, &["--until", "0.05", "--checkpoint-every", "0.025"]);
-    // Stopped early: the frames stay for the resume, beside a layer of
-    // the frames so far.
+    // Stopped early with a checkpoint: the frames stay for the resume,
+    // beside a layer of the frames so far; without one they go.
     assert!(parts.join("cloth.usda.frames").exists());
     let early = std::fs::read_to_string(parts.join("cloth.usda")).unwrap();
     assert!(early.contains("endTimeCode = 4\n"), "{}", &early[..300]);
+    let cut = dir.join("cut");
+    run(&scene, &cut, &["--until", "0.05"]);
+    assert!(cut.join("cloth.usda").exists() && !cut.join("cloth.usda.frames").exists());
     let o = crease(&["resume", parts.to_str().unwrap(), "--quiet"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let (a, b) = (

@@ -196,6 +196,8 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
     // reached: times are sums of steps).
     let next_after = |t: f64| every.map(|e| (((t + 0.5 * dt) / e).floor() + 1.0) * e);
     let mut next_checkpoint = next_after(sim.time());
+    // A checkpoint of this run exists (a resume may continue its frames).
+    let mut checkpointed = opts.resume.is_some();
     let checkpoint = |sim: &Simulation, frame: usize, total_cg: usize, stepping_ms: f64| -> Result<()> {
         Checkpoint::new(opts, frame, total_cg, stepping_ms, sim.save_state()?).write(&opts.out_dir)
     };
@@ -277,6 +279,7 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
                     usd.flush()?;
                 }
                 checkpoint(sim, frame, total_cg, stepping_ms)?;
+                checkpointed = true;
                 next_checkpoint = next_after(sim.time());
             }
             if interrupted {
@@ -297,7 +300,8 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
         });
     }
     if let Some(usd) = &mut usd {
-        usd.write(&sim.scene, sim.done())?;
+        // The frames stay only for a resume to continue them.
+        usd.write(&sim.scene, sim.done() || !checkpointed)?;
     }
     let steps = sim.steps();
     let summary = json!({

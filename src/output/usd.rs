@@ -12,8 +12,9 @@
 //! A run appends each frame to `DIR/cloth.usda.frames` (raw little-endian
 //! numbers, one fixed-size record a frame) and writes `cloth.usda` from it
 //! atomically when it stops; a resumed run cuts that file back to its
-//! checkpoint's frames and goes on. The frames file is removed once the
-//! timeline has ended.
+//! checkpoint's frames and goes on. The frames file is removed once no
+//! resume can continue it (the timeline ended, or no checkpoint was
+//! written).
 
 use crate::collide::{Pose, Surface, isosurface};
 use crate::error::{Error, Result};
@@ -190,7 +191,7 @@ impl UsdFrames {
     }
 
     /// Writes `cloth.usda` from the frames so far (atomically); with
-    /// `finished`, the frames file goes.
+    /// `finished` (no resume will continue them), the frames file goes.
     pub fn write(&mut self, scene: &Scene, finished: bool) -> Result<()> {
         self.flush()?;
         let frames_path = self.dir.join(FRAMES);
