@@ -12,6 +12,7 @@ pub mod collide;
 pub mod cpu;
 pub mod error;
 pub mod experiment;
+pub mod figure;
 pub mod fit;
 pub mod gpu;
 pub mod measure;

@@ -12,7 +12,7 @@ const LAYERS: &[&[&str]] = &[
     &["util"],
     &["model", "mesh"],
     &["collide", "cloth"],
-    &["measure"],
+    &["measure", "figure"],
     &["step"],
     &["cpu", "gpu"],
     &["scene"],

@@ -7,7 +7,8 @@
 use crate::collide::SdfGrid;
 use glam::DVec3;
 
-/// Vertices (grid-local, i.e. the obstacle's own frame) and triangles.
+/// Vertices (grid-local, i.e. the obstacle's own frame) and triangles,
+/// counter-clockwise seen from outside.
 pub fn surface(grid: &SdfGrid) -> (Vec<DVec3>, Vec<[u32; 3]>) {
     let [nx, ny, nz] = grid.dims.map(|d| d as usize);
     let (mut vertices, mut faces) = (Vec::new(), Vec::new());
@@ -57,27 +58,32 @@ pub fn surface(grid: &SdfGrid) -> (Vec<DVec3>, Vec<[u32; 3]>) {
         }
     }
     // Each sign-changing grid edge inside the grid: the four cells around
-    // it, in order around the edge's axis.
+    // it, in order around the edge's axis, wound so that the quad faces
+    // from the inside (negative) node to the outside one.
     for k in 0..nz {
         for j in 0..ny {
             for i in 0..nx {
                 let here = node(i, j, k) < 0.0;
-                let mut quad = |ring: [[usize; 3]; 4]| {
+                let mut quad = |ring: [[usize; 3]; 4], outward: bool| {
                     let ids = ring.map(|[a, b, c]| index[cell(a, b, c)]);
                     if ids.contains(&u32::MAX) {
                         return;
                     }
-                    faces.push([ids[0], ids[1], ids[2]]);
-                    faces.push([ids[0], ids[2], ids[3]]);
+                    match outward {
+                        true => faces.extend([[ids[0], ids[1], ids[2]], [ids[0], ids[2], ids[3]]]),
+                        false => faces.extend([[ids[0], ids[2], ids[1]], [ids[0], ids[3], ids[2]]]),
+                    }
                 };
+                // The rings turn about +x, -y and +z: outward along the axis
+                // when this node is the inside one, except for y.
                 if i + 1 < nx && j > 0 && k > 0 && j < ny - 1 && k < nz - 1 && (node(i + 1, j, k) < 0.0) != here {
-                    quad([[i, j - 1, k - 1], [i, j, k - 1], [i, j, k], [i, j - 1, k]]);
+                    quad([[i, j - 1, k - 1], [i, j, k - 1], [i, j, k], [i, j - 1, k]], here);
                 }
                 if j + 1 < ny && i > 0 && k > 0 && i < nx - 1 && k < nz - 1 && (node(i, j + 1, k) < 0.0) != here {
-                    quad([[i - 1, j, k - 1], [i, j, k - 1], [i, j, k], [i - 1, j, k]]);
+                    quad([[i - 1, j, k - 1], [i, j, k - 1], [i, j, k], [i - 1, j, k]], !here);
                 }
                 if k + 1 < nz && i > 0 && j > 0 && i < nx - 1 && j < ny - 1 && (node(i, j, k + 1) < 0.0) != here {
-                    quad([[i - 1, j - 1, k], [i, j - 1, k], [i, j, k], [i - 1, j, k]]);
+                    quad([[i - 1, j - 1, k], [i, j - 1, k], [i, j, k], [i - 1, j, k]], here);
                 }
             }
         }
@@ -108,5 +114,15 @@ mod tests {
             }
         }
         assert!(edges.values().all(|c| *c == 2), "open or non-manifold edges");
+        // Wound outward: a closed, outward mesh by MeshSdf's own checks.
+        let mesh = crate::mesh::TriMesh {
+            name: "sphere".into(),
+            positions: v,
+            faces: f,
+            uv: None,
+            named_sets: Default::default(),
+            polygons: None,
+        };
+        crate::collide::mesh_sdf::MeshSdf::new(&mesh).unwrap();
     }
 }

@@ -1,0 +1,223 @@
+//! The mannequin's clips, each "go to the pose, hold it, come back":
+//! `a-pose` (standing, arms 45 degrees down: the rest of the others),
+//! `lift-leg` (left hip and knee flexed 90 degrees), `sit` (both hips and
+//! knees flexed 90 degrees, the feet planted, the pelvis lowered onto a
+//! seat that is part of the clip) and `bend-arms` (from a T pose, the
+//! elbows flexed 120 degrees). A clip is written as the OBJ sequence a
+//! user's own animation would be (`body0001.obj`, ...), so the built-in
+//! scenes read their body exactly as a user's.
+
+use super::body::Mannequin;
+use super::skeleton::{ANKLE, Bone, HIP, Pose, SHIN, THIGH};
+use crate::error::{Error, Result};
+use crate::util::write_atomic;
+use glam::{DQuat, DVec3};
+use std::fmt::Write as _;
+use std::path::Path;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Clip {
+    APose,
+    LiftLeg,
+    Sit,
+    BendArms,
+}
+
+pub const CLIPS: [Clip; 4] = [Clip::APose, Clip::LiftLeg, Clip::Sit, Clip::BendArms];
+
+/// How long a clip takes to reach its pose, holds it and comes back, s.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Timing {
+    pub ramp: f64,
+    pub hold: f64,
+    pub back: f64,
+}
+
+impl Default for Timing {
+    fn default() -> Self {
+        Timing {
+            ramp: 1.0,
+            hold: 0.5,
+            back: 1.0,
+        }
+    }
+}
+
+/// Degrees to radians.
+fn deg(d: f64) -> f64 {
+    d.to_radians()
+}
+
+/// Rises smoothly from 0 to 1 as `u` goes from 0 to 1.
+fn ease(u: f64) -> f64 {
+    let u = u.clamp(0.0, 1.0);
+    u * u * (3.0 - 2.0 * u)
+}
+
+impl Clip {
+    pub fn name(self) -> &'static str {
+        match self {
+            Clip::APose => "a-pose",
+            Clip::LiftLeg => "lift-leg",
+            Clip::Sit => "sit",
+            Clip::BendArms => "bend-arms",
+        }
+    }
+
+    /// The clip named `name`, or an error listing the clips.
+    pub fn named(name: &str) -> std::result::Result<Clip, String> {
+        CLIPS.into_iter().find(|c| c.name() == name).ok_or_else(|| {
+            let names: Vec<&str> = CLIPS.iter().map(|c| c.name()).collect();
+            format!("no clip `{name}` (clips: {})", names.join(", "))
+        })
+    }
+
+    /// The pose `s` of the way (0 to 1) from the clip's start to its held
+    /// pose.
+    pub fn pose(self, s: f64) -> Pose {
+        let mut p = Pose::default();
+        let mut set = |b: Bone, q: DQuat| p.rotations[b.index()] = q;
+        // Arms 45 degrees down, except from the T pose of bend-arms.
+        if self != Clip::BendArms {
+            set(Bone::UpperArmL, DQuat::from_rotation_z(-deg(45.0)));
+            set(Bone::UpperArmR, DQuat::from_rotation_z(deg(45.0)));
+        }
+        match self {
+            Clip::APose => {}
+            Clip::LiftLeg => {
+                set(Bone::ThighL, DQuat::from_rotation_x(-deg(90.0) * s));
+                set(Bone::ShinL, DQuat::from_rotation_x(deg(90.0) * s));
+            }
+            Clip::Sit => {
+                // Hips and knees flexed alike keep the shins upright; the
+                // pelvis moves so that the ankles stay where they stand.
+                let a = deg(90.0) * s;
+                for (thigh, shin) in [(Bone::ThighL, Bone::ShinL), (Bone::ThighR, Bone::ShinR)] {
+                    set(thigh, DQuat::from_rotation_x(-a));
+                    set(shin, DQuat::from_rotation_x(a));
+                }
+                let hip = DVec3::new(HIP.x, ANKLE.y + SHIN + THIGH * a.cos(), -THIGH * a.sin());
+                p.shift = hip - HIP;
+            }
+            Clip::BendArms => {
+                set(Bone::ForearmL, DQuat::from_rotation_y(-deg(120.0) * s));
+                set(Bone::ForearmR, DQuat::from_rotation_y(deg(120.0) * s));
+            }
+        }
+        p
+    }
+
+    /// Seconds from the start to the end of the return (0: a still clip).
+    pub fn duration(self, t: &Timing) -> f64 {
+        match self {
+            Clip::APose => 0.0,
+            _ => t.ramp + t.hold + t.back,
+        }
+    }
+
+    /// The pose at time `t` of the clip.
+    pub fn pose_at(self, t: f64, timing: &Timing) -> Pose {
+        let s = match self {
+            Clip::APose => 0.0,
+            _ if t < timing.ramp => ease(t / timing.ramp),
+            _ if t < timing.ramp + timing.hold => 1.0,
+            _ => 1.0 - ease((t - timing.ramp - timing.hold) / timing.back),
+        };
+        self.pose(s)
+    }
+}
+
+/// The box (min, max corners) `sit` lowers the pelvis onto: under the
+/// seated skin, 8 mm below its lowest point there (room for trousers
+/// between), behind the standing legs.
+pub fn seat(m: &Mannequin) -> (DVec3, DVec3) {
+    let (lo, hi) = (DVec3::new(-0.26, 0.0, -0.62), DVec3::new(0.26, 0.0, -0.12));
+    let seated = m.posed(&Clip::Sit.pose(1.0));
+    let bottom = seated
+        .iter()
+        .filter(|p| p.x.abs() < hi.x && p.z > lo.z && p.z < hi.z)
+        .map(|p| p.y)
+        .fold(f64::INFINITY, f64::min);
+    (lo, DVec3::new(hi.x, bottom - 0.008, hi.z))
+}
+
+/// A closed box's corners and outward triangles.
+fn box_mesh(lo: DVec3, hi: DVec3) -> (Vec<DVec3>, Vec<[u32; 3]>) {
+    let corners = (0..8)
+        .map(|k| DVec3::new([lo.x, hi.x][k & 1], [lo.y, hi.y][(k >> 1) & 1], [lo.z, hi.z][k >> 2]))
+        .collect();
+    let quads = [
+        [0, 2, 3, 1], // z = lo
+        [4, 5, 7, 6], // z = hi
+        [0, 1, 5, 4], // y = lo
+        [2, 6, 7, 3], // y = hi
+        [0, 4, 6, 2], // x = lo
+        [1, 3, 7, 5], // x = hi
+    ];
+    let faces = quads
+        .iter()
+        .flat_map(|q| [[q[0], q[1], q[2]], [q[0], q[2], q[3]]])
+        .collect();
+    (corners, faces)
+}
+
+/// Writes `clip` at `fps` into `dir` as `body0001.obj`, `body0002.obj`, ...
+/// (positions to the micrometre; with `sit`, the seat as a second object
+/// in every frame); returns the number of frames.
+pub fn write(m: &Mannequin, clip: Clip, timing: &Timing, fps: f64, dir: &Path) -> Result<usize> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let frames = (clip.duration(timing) * fps).ceil() as usize + 1;
+    let seat = (clip == Clip::Sit).then(|| {
+        let (lo, hi) = seat(m);
+        box_mesh(lo, hi)
+    });
+    for k in 0..frames {
+        let x = m.posed(&clip.pose_at(k as f64 / fps, timing));
+        let mut s = String::with_capacity(64 * x.len());
+        s.push_str("o mannequin\n");
+        for p in &x {
+            let _ = writeln!(s, "v {:.6} {:.6} {:.6}", p.x, p.y, p.z);
+        }
+        for f in &m.faces {
+            let _ = writeln!(s, "f {} {} {}", f[0] + 1, f[1] + 1, f[2] + 1);
+        }
+        if let Some((corners, faces)) = &seat {
+            s.push_str("o seat\n");
+            for p in corners {
+                let _ = writeln!(s, "v {:.6} {:.6} {:.6}", p.x, p.y, p.z);
+            }
+            let base = x.len() as u32 + 1;
+            for f in faces {
+                let _ = writeln!(s, "f {} {} {}", f[0] + base, f[1] + base, f[2] + base);
+            }
+        }
+        write_atomic(&dir.join(format!("body{:04}.obj", k + 1)), s.as_bytes())?;
+    }
+    Ok(frames)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::figure::skeleton::KNEE;
+
+    #[test]
+    fn sitting_keeps_the_feet_planted_and_lowers_the_hips_onto_the_seat() {
+        for s in [0.0, 0.3, 0.7, 1.0] {
+            let t = Clip::Sit.pose(s).transforms();
+            let ankle = t[Bone::ShinL.index()].apply(ANKLE);
+            let knee = t[Bone::ThighL.index()].apply(KNEE);
+            assert!((ankle - ANKLE).length() < 1e-12, "s = {s}: ankle at {ankle}");
+            assert!((knee - KNEE).length() < 1e-12, "s = {s}: knee at {knee}");
+        }
+        let hip = Clip::Sit.pose(1.0).transforms()[Bone::Pelvis.index()].apply(HIP);
+        assert!((hip - DVec3::new(HIP.x, KNEE.y, -THIGH)).length() < 1e-12, "{hip}");
+        // Timing: up, held, back down.
+        let timing = Timing::default();
+        assert_eq!(Clip::Sit.pose_at(1.2, &timing), Clip::Sit.pose(1.0));
+        assert_eq!(Clip::Sit.pose_at(2.5, &timing), Clip::Sit.pose(0.0));
+        assert_eq!(Clip::named("sit"), Ok(Clip::Sit));
+        assert!(Clip::named("jump").unwrap_err().contains("lift-leg"));
+    }
+}
