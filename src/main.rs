@@ -54,6 +54,10 @@ enum Command {
     /// energies, bending angles, handle reactions, slip and yield fractions,
     /// with the phases marked; or one panel per --column.
     Plot(cli::render::PlotArgs),
+    /// Write a clip of the built-in mannequin (a-pose, lift-leg, sit,
+    /// bend-arms) as an OBJ sequence, body0001.obj, ..., as a user's own
+    /// animation would be exported.
+    Body(cli::body::BodyArgs),
     /// Benchmark a standard setting.
     Bench {
         #[command(subcommand)]
@@ -99,6 +103,7 @@ fn real_main() -> Result<()> {
         Command::Preview(args) => cli::preview::preview(args),
         Command::Render(args) => cli::render::render(args),
         Command::Plot(args) => cli::render::plot(args),
+        Command::Body(args) => cli::body::body(args),
         Command::Bench { which } => cli::bench::bench(which),
         Command::Fit { which } => cli::fit::fit(which),
     }

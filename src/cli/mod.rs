@@ -3,6 +3,7 @@
 //! returns values and errors.
 
 pub mod bench;
+pub mod body;
 pub mod check;
 pub mod experiment;
 pub mod fit;

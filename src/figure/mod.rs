@@ -6,3 +6,60 @@ pub mod body;
 pub mod clips;
 pub mod shape;
 pub mod skeleton;
+pub mod trousers;
+
+use crate::collide::cache::cache_dir;
+use crate::error::{Error, Result};
+use crate::util::Fnv;
+use clips::{Clip, Timing};
+use std::path::{Path, PathBuf};
+
+/// Bumped when the mannequin's making changes in a way its parts and
+/// joints do not show (meshing, skinning, untangling): cached clips made
+/// before are then made again.
+const VERSION: u32 = 1;
+
+/// Writes `clip` into `dir` (see [`clips::write`]); the number of frames.
+pub fn write_clip(clip: Clip, timing: &Timing, fps: f64, dir: &Path) -> Result<usize> {
+    let m = body::Mannequin::new()?;
+    clips::write(&m, clip, timing, fps, dir)
+}
+
+/// The folder of `clip`'s frames in the cache (`$CREASE_CACHE_DIR`, ...),
+/// written first if it is not there. A folder appears whole or not at all:
+/// the frames are written beside it and the folder renamed into place.
+pub fn cached_clip(clip: Clip, timing: &Timing, fps: f64) -> Result<PathBuf> {
+    let bones: Vec<_> = skeleton::BONES.iter().map(|b| (b, b.joint())).collect();
+    let recipe = format!(
+        "{VERSION} {:?} {bones:?} {} {timing:?} {fps}",
+        shape::parts(),
+        clip.name()
+    );
+    let key = Fnv::default().bytes(recipe.as_bytes()).finish();
+    let root = cache_dir().join("mannequin");
+    let dir = root.join(format!("{}-{key:016x}", clip.name()));
+    if dir.is_dir() {
+        return Ok(dir);
+    }
+    let scratch = root.join(format!(".{}-{key:016x}.{}", clip.name(), std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    write_clip(clip, timing, fps, &scratch).map_err(|e| {
+        Error::Step(format!(
+            "cannot write the mannequin's {} clip into the cache {} ({e}): set CREASE_CACHE_DIR to a writable folder",
+            clip.name(),
+            root.display()
+        ))
+    })?;
+    // Another process may have put the same clip there first: then its
+    // copy serves, and this one goes.
+    if std::fs::rename(&scratch, &dir).is_err() {
+        let _ = std::fs::remove_dir_all(&scratch);
+        if !dir.is_dir() {
+            return Err(Error::io(
+                &dir,
+                std::io::Error::other("the clip's folder could not be put in place"),
+            ));
+        }
+    }
+    Ok(dir)
+}

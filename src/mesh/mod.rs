@@ -42,7 +42,8 @@ pub struct Polygons {
     /// Each corner's texture coordinate (an index into `texcoords`), when
     /// every corner has one.
     pub corner_texcoords: Option<Vec<u32>>,
-    /// Each polygon's line in its file (1-based).
+    /// Each polygon's line in its file (1-based; empty for a generated
+    /// mesh's polygons).
     pub lines: Vec<u32>,
 }
 
@@ -72,7 +73,10 @@ impl TriMesh {
         if let Some(p) = &self.polygons
             && let Some(k) = p.polygon_of(t)
         {
-            return format!("the face on line {}", p.lines[k]);
+            return match p.lines.get(k) {
+                Some(line) => format!("the face on line {line}"),
+                None => format!("polygon {}", k + 1),
+            };
         }
         format!("triangle {}", t + 1)
     }

@@ -48,6 +48,16 @@ pub(super) fn build_mesh(label: &str, spec: &MeshSpec, base: &Path) -> Result<Tr
             }
             Ok(mesh::cylinder(c.radius, c.height, c.rings, c.segments))
         }
+        MeshSpec::Trousers(g) => {
+            // Below 4 mm a pair has over half a million vertices.
+            if !(g.edge.is_finite() && (0.004..=0.1).contains(&g.edge)) {
+                return Err(err(
+                    "cloth.mesh.trousers.edge",
+                    format!("must be between 0.004 and 0.1 m, got {}", g.edge),
+                ));
+            }
+            Ok(crate::figure::trousers::trousers(&Default::default(), g.edge))
+        }
         MeshSpec::Obj(o) => {
             if !(o.uv_scale.is_finite() && o.uv_scale > 0.0) {
                 return Err(err(

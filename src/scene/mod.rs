@@ -36,6 +36,8 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("miguel-twist", include_str!("../../scenes/miguel-twist.json")),
     ("melo-compression", include_str!("../../scenes/melo-compression.json")),
     ("miguel-unroll", include_str!("../../scenes/miguel-unroll.json")),
+    ("trousers-sit", include_str!("../../scenes/trousers-sit.json")),
+    ("trousers-lift-leg", include_str!("../../scenes/trousers-lift-leg.json")),
 ];
 
 /// The scene `crease run` uses when none is given.

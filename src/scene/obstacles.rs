@@ -2,11 +2,13 @@
 //! then baked into signed-distance grids (mesh bakes through the cache);
 //! deforming bodies read frame by frame (`frames.rs`).
 
-use super::schema::{ObstacleSpec, ShapeSpec, StickySpec};
+use super::schema::{MannequinSpec, ObstacleSpec, SequenceSpec, ShapeSpec, StickySpec};
 use crate::collide::cache;
 use crate::collide::mesh_sdf::MeshSdf;
+use crate::collide::sequence::Sequence;
 use crate::collide::{Obstacle, SdfGrid, Shape, Surface};
 use crate::error::{Error, Result};
+use crate::figure::clips::{Clip, Timing};
 use crate::util::Fnv;
 use glam::DVec3;
 use std::path::Path;
@@ -141,10 +143,12 @@ impl Ctx<'_> {
                 }
                 Shape::Union(out)
             }
-            ShapeSpec::Sequence(_) | ShapeSpec::Usd(_) => {
+            ShapeSpec::Sequence(_) | ShapeSpec::Usd(_) | ShapeSpec::Mannequin(_) => {
                 return Err(self.err(
                     field,
-                    "a deforming body (sequence, usd) cannot be part of a union: make it an obstacle of its own".into(),
+                    "a deforming body (sequence, usd, mannequin) cannot be part of a union: make it an obstacle of \
+                     its own"
+                        .into(),
                 ));
             }
             ShapeSpec::Mesh { path, scale, translate } => {
@@ -195,7 +199,7 @@ pub fn resolve(
             ));
         }
         let thickness = ctx.length(&field("thickness"), spec.thickness)?;
-        if let ShapeSpec::Sequence(_) | ShapeSpec::Usd(_) = &spec.shape {
+        if let ShapeSpec::Sequence(_) | ShapeSpec::Usd(_) | ShapeSpec::Mannequin(_) = &spec.shape {
             let grid_only = [
                 ("cell", spec.cell.is_some()),
                 ("bounds", spec.bounds.is_some()),
@@ -216,6 +220,10 @@ pub fn resolve(
                 ShapeSpec::Sequence(seq) => {
                     let err = |k: &str, m: String| ctx.err(&field(&format!("shape.sequence.{k}")), m);
                     super::frames::load(base, seq, &err)?
+                }
+                ShapeSpec::Mannequin(m) => {
+                    let err = |k: &str, msg: String| ctx.err(&field(&format!("shape.mannequin.{k}")), msg);
+                    mannequin(m, &err)?
                 }
                 _ => unreachable!("matched above"),
             };
@@ -309,6 +317,39 @@ pub fn resolve(
         });
     }
     Ok(out)
+}
+
+/// The mannequin's clip of `spec`: its frames written into the cache (once)
+/// and read as the OBJ sequence a user's animation would be.
+fn mannequin(spec: &MannequinSpec, err: &dyn Fn(&str, String) -> Error) -> Result<Sequence> {
+    let clip = Clip::named(&spec.clip).map_err(|m| err("clip", m))?;
+    for (k, v) in [("fps", spec.fps), ("ramp", spec.ramp), ("back", spec.back)] {
+        if !(v.is_finite() && v > 0.0) {
+            return Err(err(k, format!("must be a positive number, got {v}")));
+        }
+    }
+    if !(spec.hold.is_finite() && spec.hold >= 0.0) {
+        return Err(err(
+            "hold",
+            format!("must be a non-negative number of seconds, got {}", spec.hold),
+        ));
+    }
+    let timing = Timing {
+        ramp: spec.ramp,
+        hold: spec.hold,
+        back: spec.back,
+    };
+    let dir = crate::figure::cached_clip(clip, &timing, spec.fps)?;
+    let frames = SequenceSpec {
+        path: "body####.obj".into(),
+        fps: spec.fps,
+        start_frame: 1,
+        scale: 1.0,
+        translate: [0.0; 3],
+        looped: false,
+        reach: spec.reach,
+    };
+    super::frames::load(&dir, &frames, err)
 }
 
 fn has_mesh(s: &ShapeSpec) -> bool {

@@ -12,7 +12,7 @@ mod material;
 mod obstacle;
 
 pub use material::{FrictionSpec, MaterialFields, MaterialSpec, PerChannel, PlasticSpec};
-pub use obstacle::{BoundsSpec, ObstacleAction, ObstacleSpec, SequenceSpec, ShapeSpec, UsdSpec};
+pub use obstacle::{BoundsSpec, MannequinSpec, ObstacleAction, ObstacleSpec, SequenceSpec, ShapeSpec, UsdSpec};
 
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
@@ -152,6 +152,21 @@ pub enum MeshSpec {
     Grid(GridSpec),
     Cylinder(CylinderSpec),
     Obj(ObjSpec),
+    /// Trousers fitted to the built-in mannequin standing at rest.
+    Trousers(GarmentSpec),
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct GarmentSpec {
+    /// About the length of the garment's edges, m (0.02: coarse, about 3K
+    /// vertices; 0.0078: full, about 20K).
+    #[serde(default = "coarse_edge")]
+    pub edge: f64,
+}
+
+fn coarse_edge() -> f64 {
+    0.02
 }
 
 #[derive(Deserialize, Debug)]

@@ -115,6 +115,36 @@ pub enum ShapeSpec {
     /// A deforming body read from a USD file: one Mesh prim's points at
     /// every time code, as Blender, Houdini and Maya export an animation.
     Usd(UsdSpec),
+    /// A clip of the built-in mannequin, written as an OBJ sequence into
+    /// the cache and read as a `sequence`.
+    Mannequin(MannequinSpec),
+}
+
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct MannequinSpec {
+    /// `a-pose`, `lift-leg`, `sit` or `bend-arms`.
+    pub clip: String,
+    #[serde(default = "default_fps")]
+    pub fps: f64,
+    /// Seconds to reach the pose, to hold it and to come back.
+    #[serde(default = "one")]
+    pub ramp: f64,
+    #[serde(default = "default_hold")]
+    pub hold: f64,
+    #[serde(default = "one")]
+    pub back: f64,
+    /// How far from its surface the body acts on cloth, m.
+    #[serde(default = "default_reach")]
+    pub reach: f64,
+}
+
+fn default_fps() -> f64 {
+    24.0
+}
+
+fn default_hold() -> f64 {
+    0.5
 }
 
 #[derive(Deserialize, Debug, Clone)]
