@@ -15,10 +15,9 @@ use rayon::prelude::*;
 /// Bones that move a vertex, at most.
 const INFLUENCES: usize = 4;
 
-/// The width of the blend between two bones' weights, m: a vertex this
-/// much nearer one bone's parts than another's takes e^-1 of the other's
-/// weight.
-const SOFTNESS: f64 = 0.025;
+/// How much farther than the nearest bone's parts another bone's may be
+/// and still move a vertex, m: the width of the blend at a joint.
+const BLEND_WIDTH: f64 = 0.04;
 
 /// The grid's cell, m: about 10K triangles.
 const CELL: f64 = 0.021;
@@ -178,15 +177,17 @@ impl Mannequin {
 /// Most rounds of untangling a posed skin.
 const UNTANGLE_ROUNDS: usize = 60;
 
-/// A vertex's bones: the nearest parts' bones, weighted by how much nearer
-/// they are (a soft minimum of the distances), the strongest four kept.
+/// A vertex's bones: every bone whose parts are within [`BLEND_WIDTH`] of
+/// as near as the nearest bone's, weighted `(1 - excess / width)^2` by how
+/// much farther they are (so a vertex away from a joint follows its bone
+/// alone, rigidly), the strongest four kept.
 fn weights(shape: &Shape, p: DVec3) -> [(usize, f64); INFLUENCES] {
     let d = shape.bone_distances(p);
     let nearest = d.iter().copied().fold(f64::INFINITY, f64::min);
     let mut all: Vec<(usize, f64)> = d
         .iter()
         .enumerate()
-        .map(|(b, &db)| (b, (-(db - nearest) / SOFTNESS).exp()))
+        .map(|(b, &db)| (b, (1.0 - (db - nearest) / BLEND_WIDTH).max(0.0).powi(2)))
         .collect();
     all.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     let total: f64 = all[..INFLUENCES].iter().map(|w| w.1).sum();

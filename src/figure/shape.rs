@@ -137,7 +137,7 @@ pub fn parts() -> Vec<Part> {
     // The left side, then the same mirrored onto the right.
     let left = [
         (Pelvis, ellipsoid(v(0.07, 0.88, -0.045), v(0.085, 0.095, 0.085))),
-        (ThighL, cone(HIP + v(0.0, 0.02, 0.0), KNEE, 0.085, 0.056)),
+        (ThighL, cone(HIP - v(0.0, 0.02, 0.0), KNEE, 0.082, 0.056)),
         (ShinL, cone(KNEE, ANKLE + v(0.0, 0.01, 0.0), 0.052, 0.036)),
         (ShinL, ellipsoid(v(0.1, 0.36, -0.018), v(0.048, 0.1, 0.045))),
         (FootL, cone(v(0.1, 0.045, -0.03), v(0.1, 0.03, 0.15), 0.04, 0.028)),

@@ -26,16 +26,19 @@ const CROTCH_RING: f64 = 0.84;
 const HEM: f64 = ANKLE.y + 0.03;
 /// The pelvis tube's axis, off the body's middle plane, m.
 const PELVIS_Z: f64 = -0.01;
+/// The closest a leg of the trousers comes to the body's middle plane, m
+/// (the legs' inner sides stay twice this apart).
+const MIDDLE: f64 = 0.012;
 
 /// Ease (the garment's distance from the skin) at height `y`: snug at the
 /// waistband, looser over the hips, loosest at the hems.
 fn ease(y: f64) -> f64 {
     let points = [
-        (HEM, 0.022),
-        (KNEE.y, 0.02),
-        (CROTCH_RING, 0.014),
-        (WAIST - 0.04, 0.01),
-        (WAIST, 0.005),
+        (HEM, 0.03),
+        (KNEE.y, 0.03),
+        (CROTCH_RING, 0.025),
+        (WAIST - 0.05, 0.02),
+        (WAIST, 0.006),
     ];
     let k = points.iter().position(|p| p.0 >= y).unwrap_or(points.len() - 1);
     if k == 0 {
@@ -49,14 +52,17 @@ fn ease(y: f64) -> f64 {
 }
 
 /// Where a ray from `from` along the unit `dir` leaves the body, plus
-/// `ease`: the first point out of the body past which it stays out for a
-/// few millimetres (bisected to a tenth of a millimetre).
-fn exit(shape: &Shape, from: DVec3, dir: DVec3, ease: f64) -> DVec3 {
+/// `ease`: the first point `ease` out of the body (bisected to a tenth of a
+/// millimetre), or where it reaches `limit` metres first.
+fn exit(shape: &Shape, from: DVec3, dir: DVec3, ease: f64, limit: f64) -> DVec3 {
     let outside = |t: f64| shape.rest_distance(from + dir * t) >= ease;
     let step = 0.002;
     let mut t = 0.0;
-    while !outside(t) && t < 1.0 {
+    while !outside(t) && t < limit {
         t += step;
+    }
+    if t >= limit {
+        return from + dir * limit;
     }
     let (mut lo, mut hi) = ((t - step).max(0.0), t);
     while hi - lo > 1e-4 {
@@ -66,26 +72,33 @@ fn exit(shape: &Shape, from: DVec3, dir: DVec3, ease: f64) -> DVec3 {
     from + dir * hi
 }
 
-/// Pushes a closed ring (its points' offsets from `centre` in the plane
-/// spanned by `a` and `b`) out to its convex hull: each point that lies
-/// inside the chord of its neighbours moves out to it, until none does.
+/// Pushes a closed horizontal ring around `centre` out to its convex hull,
+/// as cloth spans the hollows under it: each point that lies inside the
+/// chord of its neighbours (in angle around the centre, less than half a
+/// turn apart) moves out along its ray to the chord, until none does.
 fn bridge(ring: &mut [DVec3], centre: DVec3) {
     let n = ring.len();
+    let polar = |p: DVec3| {
+        let d = p - centre;
+        (d.x.atan2(d.z), DVec3::new(d.x, 0.0, d.z).length())
+    };
     for _ in 0..200 {
         let mut moved = false;
         for i in 0..n {
-            let (p, q) = (ring[(i + n - 1) % n], ring[(i + 1) % n]);
-            let r = ring[i];
-            // The chord's point on the ray from the centre through r.
-            let (d, e) = (r - centre, q - p);
-            let normal = e.cross(d).cross(e);
-            let denom = normal.dot(d);
-            if denom.abs() < 1e-15 {
+            let (a0, r0) = polar(ring[(i + n - 1) % n]);
+            let (a, r) = polar(ring[i]);
+            let (a1, r1) = polar(ring[(i + 1) % n]);
+            // Angles from the point to its neighbours, in (-pi, pi].
+            let turn = |x: f64| (x + std::f64::consts::PI).rem_euclid(std::f64::consts::TAU) - std::f64::consts::PI;
+            let (before, after) = (turn(a - a0), turn(a1 - a));
+            if !(before > 0.0 && after > 0.0 && before + after < std::f64::consts::PI) {
                 continue;
             }
-            let t = normal.dot(p - centre) / denom;
-            if t > 1.0 + 1e-9 {
-                ring[i] = centre + d * t;
+            // The chord's radius at the point's angle.
+            let chord = r0 * r1 * (before + after).sin() / (r0 * before.sin() + r1 * after.sin());
+            if chord > r * (1.0 + 1e-9) {
+                let d = ring[i] - centre;
+                ring[i] = centre + DVec3::new(d.x * chord / r, d.y, d.z * chord / r);
                 moved = true;
             }
         }
@@ -103,12 +116,8 @@ pub fn trousers(shape: &Shape, edge: f64) -> TriMesh {
         let centre = DVec3::new(0.0, y, PELVIS_Z);
         let mut ring: Vec<DVec3> = (0..count)
             .map(|i| {
-                exit(
-                    shape,
-                    centre,
-                    horizontal(std::f64::consts::TAU * i as f64 / count as f64),
-                    ease(y),
-                )
+                let dir = horizontal(std::f64::consts::TAU * i as f64 / count as f64);
+                exit(shape, centre, dir, ease(y), 1.0)
             })
             .collect();
         bridge(&mut ring, centre);
@@ -127,12 +136,8 @@ pub fn trousers(shape: &Shape, edge: f64) -> TriMesh {
     let seam_dir = |psi: f64| DVec3::new(0.0, -psi.sin(), psi.cos());
     let coarse_seam: Vec<DVec3> = (0..=32)
         .map(|j| {
-            exit(
-                shape,
-                seam_centre,
-                seam_dir(std::f64::consts::PI * j as f64 / 32.0),
-                ease(CROTCH_RING),
-            )
+            let dir = seam_dir(std::f64::consts::PI * j as f64 / 32.0);
+            exit(shape, seam_centre, dir, ease(CROTCH_RING), 1.0)
         })
         .collect();
     let seam_length: f64 = coarse_seam.windows(2).map(|w| (w[1] - w[0]).length()).sum();
@@ -154,6 +159,7 @@ pub fn trousers(shape: &Shape, edge: f64) -> TriMesh {
                 seam_centre,
                 seam_dir(std::f64::consts::PI * j as f64 / seam_count as f64),
                 ease(CROTCH_RING),
+                1.0,
             ));
             x.len() as u32 - 1
         })
@@ -204,7 +210,15 @@ pub fn trousers(shape: &Shape, edge: f64) -> TriMesh {
             let mut ring: Vec<DVec3> = (0..count)
                 .map(|i| {
                     let a = start_angles[i] + (even[i] - start_angles[i]) * s;
-                    exit(shape, centre, horizontal(a), ease(y))
+                    let dir = horizontal(a);
+                    // Not past the middle plane, where the other leg's
+                    // trousers are: at most MIDDLE from it.
+                    let inward = -side * dir.x;
+                    let limit = match inward > 0.0 {
+                        true => (HIP.x - MIDDLE) / inward,
+                        false => 1.0,
+                    };
+                    exit(shape, centre, dir, ease(y), limit)
                 })
                 .collect();
             bridge(&mut ring, centre);
@@ -360,10 +374,10 @@ mod tests {
     #[test]
     fn the_trousers_are_a_clean_unstressed_pair_of_pants_around_the_body() {
         let shape = Shape::default();
-        let t = trousers(&shape, 0.018);
+        let t = trousers(&shape, 0.02);
         let n = t.positions.len();
         println!("trousers: {n} vertices, {} triangles", t.faces.len());
-        assert!((2_500..3_800).contains(&n), "{n} vertices");
+        assert!((2_500..4_000).contains(&n), "{n} vertices");
         // Manifold and consistently wound, with three openings: the waist
         // and the two hems.
         let topology = Topology::build(&t).unwrap();
