@@ -1,9 +1,11 @@
 //! The mannequin's skin: a closed triangle mesh of its implicit surface in
 //! the rest pose (surface nets on a grid, every vertex then moved onto the
 //! surface), skinned to the bones, and posed by dual-quaternion skinning
-//! (Kavan et al. 2007) followed by a projection onto the posed implicit
-//! surface, so that the skin follows the joints without collapsing and
-//! without crossing itself where they bend.
+//! (Kavan et al. 2007), a projection onto the posed implicit surface, and,
+//! where a bent joint folded triangles over, a local untangling along that
+//! surface: the skin follows the joints without collapsing and without
+//! crossing itself where they bend, and away from the joints each part
+//! moves rigidly with its bone.
 
 use super::shape::Shape;
 use super::skeleton::{BONE_COUNT, Pose, Rigid};
