@@ -113,7 +113,7 @@ pub enum Carrier<'a> {
 impl Carrier<'_> {
     /// Binds `points` where they are; with the ride, each point's distance
     /// from the surface.
-    pub fn ride(&self, points: &[DVec3]) -> (Ride, Vec<f64>) {
+    fn ride(&self, points: &[DVec3]) -> (Ride, Vec<f64>) {
         match self {
             Carrier::Body(skin) => {
                 let (bindings, distances) = skin.bind(points).into_iter().unzip();
@@ -127,6 +127,22 @@ impl Carrier<'_> {
         }
     }
 
+    /// Binds `vertices` where they are in `x`; an error, the message, names
+    /// the first one farther than [`MAX_ATTACH_DISTANCE`] from the surface.
+    pub fn bind(&self, vertices: &[u32], x: &[DVec3]) -> Result<Ride, String> {
+        let points: Vec<DVec3> = vertices.iter().map(|&v| x[v as usize]).collect();
+        let (ride, distances) = self.ride(&points);
+        match distances.iter().position(|d| d.is_nan() || *d > MAX_ATTACH_DISTANCE) {
+            None => Ok(ride),
+            Some(k) => Err(format!(
+                "vertex {} (numbered from 1, as in an OBJ) is {:.4} m from the surface; an attached vertex must \
+                 be within {MAX_ATTACH_DISTANCE} m of it",
+                vertices[k] + 1,
+                distances[k]
+            )),
+        }
+    }
+
     /// Appends where the riders of `ride` are now.
     pub fn place(&self, ride: &Ride, out: &mut Vec<DVec3>) {
         match (self, ride) {
@@ -135,15 +151,6 @@ impl Carrier<'_> {
             _ => unreachable!("a ride is made by a carrier of its own obstacle, whose kind never changes"),
         }
     }
-}
-
-/// The first of `distances` past [`MAX_ATTACH_DISTANCE`]: (its index, the
-/// distance).
-pub fn too_far(distances: &[f64]) -> Option<(usize, f64)> {
-    distances
-        .iter()
-        .position(|d| d.is_nan() || *d > MAX_ATTACH_DISTANCE)
-        .map(|k| (k, distances[k]))
 }
 
 #[cfg(test)]

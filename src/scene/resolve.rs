@@ -5,7 +5,7 @@
 use super::cloth_mesh::{build_mesh, select};
 use super::schema::{Action, Format, MeshSpec, ObstacleAction, OutputSpec, SceneFile};
 use crate::cloth::Cloth;
-use crate::collide::attach::{Ride, too_far};
+use crate::collide::attach::Ride;
 use crate::collide::{Obstacle, Pose};
 use crate::error::{Error, Result};
 use crate::step::{SelfCollision, SolverSettings, StepInput, StrainLimit};
@@ -545,16 +545,9 @@ fn attach(obstacles: &[Obstacle], name: &str, vertices: &[u32], x: &[DVec3]) -> 
             false => format!("no obstacle named `{name}` (obstacles: {})", known.join(", ")),
         });
     };
-    let points: Vec<DVec3> = vertices.iter().map(|&v| x[v as usize]).collect();
-    let (ride, distances) = obstacles[obstacle].carrier(0.0, &Pose::default(), |c| c.ride(&points));
-    if let Some((k, d)) = too_far(&distances) {
-        return Err(format!(
-            "vertex {} (numbered from 1, as in an OBJ) is {d:.4} m from obstacle `{name}`'s surface; an attached \
-             vertex must be within {} m of it: the selection is probably the wrong group",
-            vertices[k] + 1,
-            crate::collide::attach::MAX_ATTACH_DISTANCE
-        ));
-    }
+    let ride = obstacles[obstacle]
+        .carrier(0.0, &Pose::default(), |c| c.bind(vertices, x))
+        .map_err(|m| format!("obstacle `{name}`: {m}: the selection is probably the wrong group"))?;
     Ok(Attach { obstacle, ride })
 }
 

@@ -59,14 +59,12 @@ impl HandleState {
         action: Option<&Action>,
         vertices: &[u32],
         x: &[DVec3],
-        rebind: impl FnOnce(&[DVec3]) -> Result<Option<Ride>>,
+        rebind: impl FnOnce() -> Result<Option<Ride>>,
     ) -> Result<()> {
         match action {
             Some(Action::Release) => self.held = false,
             Some(Action::Hold | Action::Move(_)) if !self.held => {
-                let points: Vec<DVec3> = vertices.iter().map(|&v| x[v as usize]).collect();
-                let ride = rebind(&points)?;
-                *self = HandleState::grab(vertices, x, ride);
+                *self = HandleState::grab(vertices, x, rebind()?);
             }
             _ => {}
         }
@@ -107,7 +105,7 @@ mod tests {
                 angle: std::f64::consts::FRAC_PI_2,
             }),
         });
-        h.begin_phase(Some(&turn), &[0], &x, |_| Ok(None)).unwrap();
+        h.begin_phase(Some(&turn), &[0], &x, || Ok(None)).unwrap();
         let mut t = Vec::new();
         h.targets(Some(&turn), 0.5, &mut t);
         let c = std::f64::consts::FRAC_1_SQRT_2;
@@ -117,17 +115,16 @@ mod tests {
             translate: Some([0.0, 2.0, 0.0]),
             rotate: None,
         });
-        h.begin_phase(Some(&shift), &[0], &x, |_| Ok(None)).unwrap();
+        h.begin_phase(Some(&shift), &[0], &x, || Ok(None)).unwrap();
         t.clear();
         h.targets(Some(&shift), 1.0, &mut t);
         assert!((t[0] - DVec3::new(0.0, 2.0, -1.0)).length() < 1e-12, "{}", t[0]);
         // Released, then grabbed again where the cloth is.
         h.end_phase(Some(&shift));
-        h.begin_phase(Some(&Action::Release), &[0], &x, |_| Ok(None)).unwrap();
+        h.begin_phase(Some(&Action::Release), &[0], &x, || Ok(None)).unwrap();
         assert!(!h.held);
         let moved_x = vec![DVec3::new(5.0, 5.0, 5.0)];
-        h.begin_phase(Some(&Action::Hold), &[0], &moved_x, |_| Ok(None))
-            .unwrap();
+        h.begin_phase(Some(&Action::Hold), &[0], &moved_x, || Ok(None)).unwrap();
         t.clear();
         h.targets(Some(&Action::Hold), 0.3, &mut t);
         assert_eq!(t[0], moved_x[0]);

@@ -7,7 +7,6 @@ mod handles;
 mod obstacles;
 mod sticking;
 
-use crate::collide::attach::{MAX_ATTACH_DISTANCE, too_far};
 use crate::collide::body::BodyStep;
 use crate::collide::{Field, ObstacleStep, SdfGrid, Surface};
 use crate::error::Result;
@@ -209,23 +208,18 @@ impl Simulation {
             let x = self.backend.positions()?;
             for (k, state) in self.handles.iter_mut().enumerate() {
                 let handle = &self.scene.handles[k];
-                let rebind = |points: &[DVec3]| -> Result<_> {
+                let rebind = || -> Result<_> {
                     let Some(a) = &handle.attach else { return Ok(None) };
                     let o = &self.scene.obstacles[a.obstacle];
                     let pose = self.obstacles[a.obstacle].pose_at(phase.obstacle_actions[a.obstacle].as_ref(), 0.0);
-                    let (ride, distances) = o.carrier(t0, &pose, |c| c.ride(points));
-                    match too_far(&distances) {
-                        None => Ok(Some(ride)),
-                        Some((i, d)) => Err(crate::Error::Step(format!(
-                            "phase {}: handle `{}` grabs again, but its vertex {} (numbered from 1) is {d:.4} m from \
-                             obstacle `{}`; an attached vertex must be within {MAX_ATTACH_DISTANCE} m of it: hold \
-                             the handle before the cloth leaves the obstacle",
-                            phase.name,
-                            handle.name,
-                            handle.vertices[i] + 1,
-                            o.name
-                        ))),
-                    }
+                    let ride = o.carrier(t0, &pose, |c| c.bind(&handle.vertices, &x)).map_err(|m| {
+                        crate::Error::Step(format!(
+                            "phase {}: handle `{}` grabs again, but on obstacle `{}` its {m}: hold the handle before \
+                             the cloth leaves the obstacle",
+                            phase.name, handle.name, o.name
+                        ))
+                    })?;
+                    Ok(Some(ride))
                 };
                 state.begin_phase(phase.actions[k].as_ref(), &handle.vertices, &x, rebind)?;
             }
