@@ -6,6 +6,7 @@ use crate::model::bending::{BendingModel, bridson_factor, dihedral, energy, unwr
 use crate::model::channel::{ChannelState, Channels, FrictionModel, Models, PlasticModel};
 use crate::model::membrane::{elastic_strain, green_strain};
 use glam::DVec3;
+use std::collections::BTreeMap;
 
 /// Energies and statistics of one state. Bends are |theta - theta_rest| in
 /// radians over interior hinges; `region_*` over the scene's measurement
@@ -100,18 +101,7 @@ pub fn measure(cloth: &Cloth, x: &[DVec3], v: &[DVec3], ch: &Channels) -> Measur
             .sum(),
         ..Measures::default()
     };
-    let bends: Vec<f64> = cloth
-        .topology
-        .hinges
-        .iter()
-        .zip(&cloth.hinge_rest)
-        .enumerate()
-        .map(|(k, (h, rest))| {
-            // Unwrapped past pi like the kernels' strain (cpu/bending.rs).
-            let raw = dihedral(h.v.map(|i| x[i as usize])) - rest.theta;
-            ch.hinge_strain.get(k).map_or(raw, |&last| unwrap(raw, last))
-        })
-        .collect();
+    let bends = bends(cloth, x, ch);
     for (((d, rest), c), h) in bends
         .iter()
         .zip(&cloth.hinge_rest)
@@ -161,6 +151,65 @@ pub fn measure(cloth: &Cloth, x: &[DVec3], v: &[DVec3], ch: &Channels) -> Measur
         (bending.yields + in_plane.yields) as f64,
         bending.plastic + in_plane.plastic,
     );
+    out
+}
+
+/// Each hinge's `theta - theta_rest`, unwrapped past pi like the kernels'
+/// strain (cpu/bending.rs).
+fn bends(cloth: &Cloth, x: &[DVec3], ch: &Channels) -> Vec<f64> {
+    cloth
+        .topology
+        .hinges
+        .iter()
+        .zip(&cloth.hinge_rest)
+        .enumerate()
+        .map(|(k, (h, rest))| {
+            let raw = dihedral(h.v.map(|i| x[i as usize])) - rest.theta;
+            ch.hinge_strain.get(k).map_or(raw, |&last| unwrap(raw, last))
+        })
+        .collect()
+}
+
+/// Bend statistics over one named group of a garment (its knees, its
+/// seat): the hinges whose edge has both ends in the group.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct GroupBend {
+    pub hinges: usize,
+    /// Mean and max |theta - theta_rest|, rad.
+    pub mean_abs_bend: f64,
+    pub max_abs_bend: f64,
+    /// Mean |eps_p| of the bending channels, as an angle (rad); 0 where
+    /// bending plasticity is off.
+    pub mean_abs_plastic_bend: f64,
+}
+
+/// `GroupBend` of every vertex group of the cloth's mesh, by name (groups
+/// with no hinge are left out).
+pub fn group_bends(cloth: &Cloth, x: &[DVec3], ch: &Channels) -> BTreeMap<String, GroupBend> {
+    let bends = bends(cloth, x, ch);
+    let plastic_on = cloth.material.bending_models.plasticity != PlasticModel::None;
+    let mut out = BTreeMap::new();
+    for (name, vertices) in cloth.mesh.groups() {
+        let inside = |v: u32| vertices.binary_search(&v).is_ok();
+        let mut g = GroupBend::default();
+        for (k, h) in cloth.topology.hinges.iter().enumerate() {
+            if !(inside(h.v[0]) && inside(h.v[1])) {
+                continue;
+            }
+            let plastic = cloth.hinge_rest[k].plastic_angle(cloth.material.bending_strain, ch.hinges[k].plastic.eps_p);
+            g.hinges += 1;
+            g.mean_abs_bend += bends[k].abs();
+            g.max_abs_bend = g.max_abs_bend.max(bends[k].abs());
+            if plastic_on {
+                g.mean_abs_plastic_bend += plastic.abs();
+            }
+        }
+        if g.hinges > 0 {
+            g.mean_abs_bend = mean(g.mean_abs_bend, g.hinges);
+            g.mean_abs_plastic_bend = mean(g.mean_abs_plastic_bend, g.hinges);
+            out.insert(name.to_string(), g);
+        }
+    }
     out
 }
 

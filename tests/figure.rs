@@ -43,7 +43,7 @@ fn the_seated_mannequin_rests_just_above_its_seat() {
         "seat top {:.4} m, the seated skin's lowest point over it {lowest:.4} m",
         hi.y
     );
-    assert!((lowest - hi.y - 0.008).abs() < 1e-9);
+    assert!((lowest - hi.y - clips::SEAT_GAP).abs() < 1e-9);
     // Standing, nothing of the body is inside the seat's box.
     let standing = m.posed(&Clip::Sit.pose(0.0));
     let inside = standing.iter().filter(|p| over(p) && p.y < hi.y).count();

@@ -52,7 +52,9 @@ fn print_scene(s: &Scene) {
         c.topology.hinges.len(),
         c.topology.boundary_edges.len()
     );
-    let groups: Vec<String> = scene::groups(&c.mesh)
+    let groups: Vec<String> = c
+        .mesh
+        .groups()
         .map(|(name, vertices)| format!("{name} ({} vertices)", vertices.len()))
         .collect();
     if !groups.is_empty() {

@@ -61,10 +61,34 @@ pub fn experiment(args: ExperimentArgs) -> Result<()> {
         }
         println!(" {:>9.1}", v["summary"]["wall_seconds"].as_f64().unwrap_or(0.0));
     }
-    println!(
-        "-> {}, {}",
-        out_dir.join("experiment.json").display(),
-        out_dir.join("sheet.png").display()
-    );
+    // A garment's groups (knees, seat...), each variant's in turn.
+    let grouped = result["variants"].as_array().into_iter().flatten().filter_map(|v| {
+        let groups = v["groups"].as_object().filter(|g| !g.is_empty())?;
+        Some((v["name"].as_str().unwrap_or(""), groups))
+    });
+    for (k, (variant, groups)) in grouped.enumerate() {
+        if k == 0 {
+            println!(
+                "\n{:<24} {:<12} {:>8} {:>14} {:>14} {:>22}",
+                "variant", "group", "hinges", "mean_abs_bend", "max_abs_bend", "mean_abs_plastic_bend"
+            );
+        }
+        for (group, g) in groups {
+            let f = |key: &str| g[key].as_f64().unwrap_or(f64::NAN);
+            println!(
+                "{variant:<24} {group:<12} {:>8} {:>14.5} {:>14.5} {:>22.5}",
+                g["hinges"],
+                f("mean_abs_bend"),
+                f("max_abs_bend"),
+                f("mean_abs_plastic_bend")
+            );
+        }
+    }
+    let mut written = vec![out_dir.join("experiment.json"), out_dir.join("sheet.png")];
+    if exp.draw.is_some() {
+        written.push(out_dir.join("difference.png"));
+    }
+    let written: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
+    println!("-> {}", written.join(", "));
     Ok(())
 }

@@ -24,6 +24,10 @@ pub enum Clip {
     BendArms,
 }
 
+/// The gap between the seated body and its seat, m: room for trousers
+/// (their contact thickness on both, and a fold).
+pub const SEAT_GAP: f64 = 0.015;
+
 pub const CLIPS: [Clip; 4] = [Clip::APose, Clip::LiftLeg, Clip::Sit, Clip::BendArms];
 
 /// How long a clip takes to reach its pose, holds it and comes back, s.
@@ -129,8 +133,8 @@ impl Clip {
 }
 
 /// The box (min, max corners) `sit` lowers the pelvis onto: under the
-/// seated skin, 8 mm below its lowest point there (room for trousers
-/// between), behind the standing legs.
+/// seated skin, [`SEAT_GAP`] below its lowest point there, behind the
+/// standing legs.
 pub fn seat(m: &Mannequin) -> (DVec3, DVec3) {
     let (lo, hi) = (DVec3::new(-0.26, 0.0, -0.62), DVec3::new(0.26, 0.0, -0.12));
     let seated = m.posed(&Clip::Sit.pose(1.0));
@@ -139,7 +143,7 @@ pub fn seat(m: &Mannequin) -> (DVec3, DVec3) {
         .filter(|p| p.x.abs() < hi.x && p.z > lo.z && p.z < hi.z)
         .map(|p| p.y)
         .fold(f64::INFINITY, f64::min);
-    (lo, DVec3::new(hi.x, bottom - 0.008, hi.z))
+    (lo, DVec3::new(hi.x, bottom - SEAT_GAP, hi.z))
 }
 
 /// A closed box's corners and outward triangles.

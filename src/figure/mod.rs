@@ -4,9 +4,11 @@
 
 pub mod body;
 pub mod clips;
+pub mod cut;
 pub mod shape;
 pub mod skeleton;
 pub mod trousers;
+pub mod tshirt;
 
 use crate::collide::cache::cache_dir;
 use crate::error::{Error, Result};
@@ -17,7 +19,7 @@ use std::path::{Path, PathBuf};
 /// Bumped when the mannequin's making changes in a way its parts and
 /// joints do not show (meshing, skinning, untangling): cached clips made
 /// before are then made again.
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 /// Writes `clip` into `dir` (see [`clips::write`]); the number of frames.
 pub fn write_clip(clip: Clip, timing: &Timing, fps: f64, dir: &Path) -> Result<usize> {

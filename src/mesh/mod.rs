@@ -62,6 +62,14 @@ impl Polygons {
 }
 
 impl TriMesh {
+    /// The vertex groups (an OBJ's `o` and `g` lines, a groups file, a
+    /// generated garment's), by name, with their sorted vertices.
+    pub fn groups(&self) -> impl Iterator<Item = (&str, &Vec<u32>)> {
+        self.named_sets
+            .iter()
+            .filter_map(|(k, v)| k.strip_prefix("group:").map(|name| (name, v)))
+    }
+
     pub fn vertex_count(&self) -> usize {
         self.positions.len()
     }

@@ -208,7 +208,7 @@ impl Camera {
 
 /// Blue (0) through grey-white (0.5) to red (1); `colour_map` in
 /// render.wgsl.
-fn colour_map(s: f32) -> Vec3 {
+pub fn colour_map(s: f32) -> Vec3 {
     let t = s.clamp(0.0, 1.0);
     let cold = Vec3::new(0.23, 0.30, 0.75);
     let mid = Vec3::new(0.87, 0.87, 0.87);

@@ -55,3 +55,61 @@ pub fn contact_sheet(pictures: &[(String, Image)], across: usize) -> Result<Imag
     }
     Ok(sheet)
 }
+
+/// Height of a colour bar strip, pixels.
+const BAR_STRIP: u32 = 64;
+
+/// A strip `width` wide with the bend colouring's scale from `lo` (blue)
+/// through 0 (grey) to `hi` (red), its ends and middle labelled and
+/// `title` over it.
+pub fn colour_bar(width: u32, lo: f64, hi: f64, title: &str) -> Result<Image> {
+    let mut strip = Image::new(width, BAR_STRIP);
+    let (x0, x1, y0, y1) = (40u32, width.saturating_sub(40).max(41), 28u32, 42u32);
+    for x in x0..x1 {
+        let s = (x - x0) as f32 / (x1 - 1 - x0).max(1) as f32;
+        let c = super::colour_map(s).powf(1.0 / 2.2);
+        for y in y0..y1 {
+            let o = ((y * width + x) * 3) as usize;
+            strip.rgb[o..o + 3].copy_from_slice(&[c.x, c.y, c.z].map(|v| (v * 255.0).round() as u8));
+        }
+    }
+    register_font();
+    let failed = |e: String| Error::File {
+        path: "(colour bar)".into(),
+        message: format!("drawing the labels: {e}"),
+    };
+    {
+        let root = BitMapBackend::with_buffer(&mut strip.rgb, (width, BAR_STRIP)).into_drawing_area();
+        let style = ("sans-serif", 16).into_font().color(&BLACK);
+        let mid = ((x0 + x1) / 2) as i32;
+        let labels = [
+            (title.to_string(), x0 as i32, 6),
+            (format!("{lo:+.3}"), x0 as i32, y1 as i32 + 2),
+            ("0".to_string(), mid - 4, y1 as i32 + 2),
+            (format!("{hi:+.3}"), x1 as i32 - 44, y1 as i32 + 2),
+        ];
+        for (text, x, y) in labels {
+            root.draw(&Text::new(text, (x, y), style.clone()))
+                .map_err(|e| failed(e.to_string()))?;
+        }
+        root.present().map_err(|e| failed(e.to_string()))?;
+    }
+    Ok(strip)
+}
+
+/// `images` (all the same width) one under another.
+pub fn stack(images: &[Image]) -> Result<Image> {
+    let width = images.first().map_or(0, |i| i.width);
+    if let Some(k) = images.iter().position(|i| i.width != width) {
+        return Err(Error::Argument {
+            arg: "picture stack".into(),
+            message: format!("picture {k} is {} wide, the first {width}", images[k].width),
+        });
+    }
+    let mut out = Image::new(width, images.iter().map(|i| i.height).sum());
+    out.rgb.clear();
+    for i in images {
+        out.rgb.extend_from_slice(&i.rgb);
+    }
+    Ok(out)
+}

@@ -3,6 +3,7 @@
 
 use super::schema::{MeshSpec, Selector};
 use crate::error::{Error, Result};
+use crate::figure::shape::Shape;
 use crate::mesh::{self, TriMesh};
 use glam::DVec3;
 use std::path::Path;
@@ -48,15 +49,16 @@ pub(super) fn build_mesh(label: &str, spec: &MeshSpec, base: &Path) -> Result<Tr
             }
             Ok(mesh::cylinder(c.radius, c.height, c.rings, c.segments))
         }
-        MeshSpec::Trousers(g) => {
-            // Below 4 mm a pair has over half a million vertices.
+        MeshSpec::Trousers(g) | MeshSpec::Tshirt(g) => {
+            let (field, make): (&str, fn(&Shape, f64) -> TriMesh) = match spec {
+                MeshSpec::Trousers(_) => ("cloth.mesh.trousers.edge", crate::figure::trousers::trousers),
+                _ => ("cloth.mesh.tshirt.edge", crate::figure::tshirt::tshirt),
+            };
+            // Below 4 mm a garment has over half a million vertices.
             if !(g.edge.is_finite() && (0.004..=0.1).contains(&g.edge)) {
-                return Err(err(
-                    "cloth.mesh.trousers.edge",
-                    format!("must be between 0.004 and 0.1 m, got {}", g.edge),
-                ));
+                return Err(err(field, format!("must be between 0.004 and 0.1 m, got {}", g.edge)));
             }
-            Ok(crate::figure::trousers::trousers(&Default::default(), g.edge))
+            Ok(make(&Shape::default(), g.edge))
         }
         MeshSpec::Obj(o) => {
             if !(o.uv_scale.is_finite() && o.uv_scale > 0.0) {
@@ -118,14 +120,6 @@ fn add_groups(mesh: &mut TriMesh, path: &Path) -> std::result::Result<(), String
     Ok(())
 }
 
-/// The vertex groups of `mesh` (from its OBJ or its groups file), by name,
-/// with their vertices.
-pub fn groups(mesh: &TriMesh) -> impl Iterator<Item = (&str, &Vec<u32>)> {
-    mesh.named_sets
-        .iter()
-        .filter_map(|(k, v)| k.strip_prefix("group:").map(|name| (name, v)))
-}
-
 pub(super) fn select(mesh: &TriMesh, s: &Selector) -> std::result::Result<Vec<u32>, String> {
     let named = |kind: &str, which: &str, allowed: &[&str], generator: &str| {
         if !allowed.contains(&which) {
@@ -164,7 +158,7 @@ pub(super) fn select(mesh: &TriMesh, s: &Selector) -> std::result::Result<Vec<u3
         Selector::Group(name) => match mesh.named_sets.get(&format!("group:{name}")) {
             Some(set) => set.clone(),
             None => {
-                let names: Vec<&str> = groups(mesh).map(|(n, _)| n).collect();
+                let names: Vec<&str> = mesh.groups().map(|(n, _)| n).collect();
                 return Err(match names.is_empty() {
                     true => format!(
                         "unknown group `{name}`: this mesh has no groups (an OBJ's `o` and `g` lines, or cloth.mesh.obj.groups, name them)"

@@ -11,7 +11,6 @@ pub mod roll;
 pub mod schema;
 mod usd_body;
 
-pub use cloth_mesh::groups;
 pub use resolve::{Attach, Axis, Handle, Phase, Scene, Sticking};
 pub use schema::{Action, Format, Motion, ObstacleAction, RotateSpec};
 
@@ -38,6 +37,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("miguel-unroll", include_str!("../../scenes/miguel-unroll.json")),
     ("trousers-sit", include_str!("../../scenes/trousers-sit.json")),
     ("trousers-lift-leg", include_str!("../../scenes/trousers-lift-leg.json")),
+    ("tshirt-bend-arms", include_str!("../../scenes/tshirt-bend-arms.json")),
 ];
 
 /// The scene `crease run` uses when none is given.

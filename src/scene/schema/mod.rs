@@ -154,13 +154,15 @@ pub enum MeshSpec {
     Obj(ObjSpec),
     /// Trousers fitted to the built-in mannequin standing at rest.
     Trousers(GarmentSpec),
+    /// A long-sleeved t-shirt fitted to the built-in mannequin in its T pose.
+    Tshirt(GarmentSpec),
 }
 
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct GarmentSpec {
     /// About the length of the garment's edges, m (0.02: coarse, about 3K
-    /// vertices; 0.0078: full, about 20K).
+    /// vertices for the trousers; 0.0078: full, about 20K).
     #[serde(default = "coarse_edge")]
     pub edge: f64,
 }

@@ -1,10 +1,13 @@
 //! The paper's experiments: each is a built-in scene run in several variants
-//! (`--set` overrides), compared by a few metrics of the final state.
+//! (`--set` overrides), compared by a few metrics of the final state and,
+//! for a garment, by the bends of its groups (knees, seat...).
+
+pub mod garment;
 
 use crate::error::{Error, Result};
 use crate::output::{self, RunOptions};
 use crate::plot::{Chart, Metrics, Series, draw_charts};
-use crate::render::{Camera, Picture, Renderer, VIEW, sheet, source};
+use crate::render::{Camera, Picture, Renderer, VIEW, add_obstacles, obstacle_surfaces, sheet, source};
 use crate::scene::{self, Scene};
 use crate::sim::Simulation;
 use crate::step::Backend;
@@ -18,6 +21,10 @@ pub struct Variant {
     pub sets: Vec<String>,
 }
 
+/// Draws an experiment's own pictures into its output folder, from its
+/// variants' runs and their scenes (by name).
+pub type Draw = fn(&Path, &[(String, Scene)], &Renderer) -> Result<()>;
+
 pub struct Experiment {
     pub name: &'static str,
     /// The built-in scene it runs.
@@ -29,11 +36,15 @@ pub struct Experiment {
     /// Run after every variant: adds each variant's `derived` values to the
     /// result and draws the experiment's figures into the output folder.
     pub analyse: Option<fn(&Path, &mut Value) -> Result<()>>,
+    /// Whether the contact sheet draws the obstacles where they stood at
+    /// the last frame (the character a garment is on).
+    pub obstacles_drawn: bool,
+    pub draw: Option<Draw>,
 }
 
-const HOLD_LONG: &str = "timeline.hold.material_time=500";
+pub const HOLD_LONG: &str = "timeline.hold.material_time=500";
 
-fn variant(name: &str, sets: &[&str]) -> Variant {
+pub fn variant(name: &str, sets: &[&str]) -> Variant {
     Variant {
         name: name.to_string(),
         sets: sets.iter().map(|s| s.to_string()).collect(),
@@ -226,18 +237,26 @@ const TILE: (u32, u32) = (400, 300);
 
 /// Each variant's last frame, seen by one camera that frames them all
 /// (from the default view), side by side and labelled.
-pub fn contact_sheet(out_dir: &Path, variants: &[&str], renderer: &Renderer) -> Result<Image> {
-    let pictures = variants
-        .iter()
-        .map(|name| {
-            let s = source::load(&out_dir.join(name), None)?;
-            Ok(Picture::new(&s.mesh.positions, &s.mesh.faces, None))
-        })
-        .collect::<Result<Vec<Picture>>>()?;
+/// `obstacles`: each variant's scene, to draw its obstacles where they
+/// stood at that frame (the camera frames the cloth alone).
+pub fn contact_sheet(
+    out_dir: &Path,
+    variants: &[&str],
+    obstacles: Option<&[(String, Scene)]>,
+    renderer: &Renderer,
+) -> Result<Image> {
     let (mut lo, mut hi) = (DVec3::INFINITY, DVec3::NEG_INFINITY);
-    for p in &pictures {
-        let (a, b) = p.bounds();
+    let mut pictures = Vec::new();
+    for (k, name) in variants.iter().enumerate() {
+        let s = source::load(&out_dir.join(name), None)?;
+        let mut picture = Picture::new(&s.mesh.positions, &s.mesh.faces, None);
+        let (a, b) = picture.bounds();
         (lo, hi) = (lo.min(a), hi.max(b));
+        if let (Some((_, scene)), Some((_, t))) = (obstacles.and_then(|o| o.get(k)), s.frame) {
+            let steps = (t / scene.dt).round() as u64;
+            add_obstacles(&mut picture, scene, &obstacle_surfaces(scene), steps);
+        }
+        pictures.push(picture);
     }
     let aspect = TILE.0 as f64 / TILE.1 as f64;
     let frame = Camera::framing(lo, hi, VIEW, aspect)?.frame(aspect, false);
@@ -271,6 +290,8 @@ pub fn all() -> Vec<Experiment> {
             ],
             columns: bend_cols,
             analyse: None,
+            obstacles_drawn: false,
+            draw: None,
         },
         Experiment {
             name: "ablation-plastic",
@@ -278,6 +299,8 @@ pub fn all() -> Vec<Experiment> {
             variants: ours_and_time_independent(),
             columns: bend_cols,
             analyse: None,
+            obstacles_drawn: false,
+            draw: None,
         },
         Experiment {
             name: "twist-flatten",
@@ -290,6 +313,8 @@ pub fn all() -> Vec<Experiment> {
                 "max_displacement",
             ],
             analyse: None,
+            obstacles_drawn: false,
+            draw: None,
         },
         Experiment {
             name: "cylinder-twist",
@@ -311,6 +336,8 @@ pub fn all() -> Vec<Experiment> {
                 "mean_abs_plastic_in_plane",
             ],
             analyse: None,
+            obstacles_drawn: false,
+            draw: None,
         },
         Experiment {
             name: "tensile-press",
@@ -340,6 +367,8 @@ pub fn all() -> Vec<Experiment> {
                 "mean_abs_bend",
             ],
             analyse: None,
+            obstacles_drawn: false,
+            draw: None,
         },
         Experiment {
             name: "container",
@@ -357,6 +386,8 @@ pub fn all() -> Vec<Experiment> {
                 "max_abs_plastic_bend",
             ],
             analyse: None,
+            obstacles_drawn: false,
+            draw: None,
         },
         Experiment {
             name: "recovery",
@@ -369,6 +400,36 @@ pub fn all() -> Vec<Experiment> {
                 "recovery_percent",
             ],
             analyse: Some(analyse_recovery),
+            obstacles_drawn: false,
+            draw: None,
+        },
+        Experiment {
+            name: "trousers",
+            scene: "trousers-sit",
+            variants: garment::trousers_variants(),
+            columns: &[
+                "mean_abs_bend",
+                "mean_abs_plastic_bend",
+                "max_edge_strain",
+                "penetration",
+            ],
+            analyse: None,
+            obstacles_drawn: true,
+            draw: Some(garment::difference_picture),
+        },
+        Experiment {
+            name: "tshirt",
+            scene: "tshirt-bend-arms",
+            variants: vec![variant("short", &[]), variant("long", &[HOLD_LONG])],
+            columns: &[
+                "mean_abs_bend",
+                "mean_abs_plastic_bend",
+                "max_edge_strain",
+                "penetration",
+            ],
+            analyse: None,
+            obstacles_drawn: true,
+            draw: Some(garment::difference_picture),
         },
         Experiment {
             name: "unroll",
@@ -376,6 +437,8 @@ pub fn all() -> Vec<Experiment> {
             variants: unroll_variants(),
             columns: &["mean_abs_bend", "max_abs_bend", "slip_fraction", "kinetic_energy"],
             analyse: None,
+            obstacles_drawn: false,
+            draw: None,
         },
         Experiment {
             name: "specimen",
@@ -388,6 +451,8 @@ pub fn all() -> Vec<Experiment> {
                 "penetration",
             ],
             analyse: None,
+            obstacles_drawn: false,
+            draw: None,
         },
     ]
 }
@@ -426,9 +491,11 @@ pub fn run(
     started: &mut dyn FnMut(usize, &str),
 ) -> Result<Value> {
     let mut variants = Vec::new();
+    let mut scenes = Vec::new();
     for (k, v) in exp.variants.iter().enumerate() {
         started(k, &v.name);
         let scene = variant_scene(exp, v, user_sets)?;
+        scenes.push((v.name.clone(), scene.clone()));
         let b = backend(&scene)?;
         let mut sets = v.sets.clone();
         sets.extend_from_slice(user_sets);
@@ -444,14 +511,20 @@ pub fn run(
             resume: None,
         };
         let summary = output::run(&mut sim, &opts, &mut |_| {})?;
-        variants.push(json!({ "name": v.name, "summary": summary }));
+        let b = sim.backend();
+        let groups = crate::measure::group_bends(&b.cloth(), &b.positions()?, &b.channels()?);
+        variants.push(json!({ "name": v.name, "summary": summary, "groups": groups }));
     }
     let mut result = json!({ "experiment": exp.name, "variants": variants });
     if let Some(analyse) = exp.analyse {
         analyse(out_dir, &mut result)?;
     }
     let names: Vec<&str> = exp.variants.iter().map(|v| v.name.as_str()).collect();
-    contact_sheet(out_dir, &names, renderer)?.save(&out_dir.join("sheet.png"))?;
+    let obstacles = exp.obstacles_drawn.then_some(&scenes[..]);
+    contact_sheet(out_dir, &names, obstacles, renderer)?.save(&out_dir.join("sheet.png"))?;
+    if let Some(draw) = exp.draw {
+        draw(out_dir, &scenes, renderer)?;
+    }
     let text = serde_json::to_string_pretty(&result).map_err(|e| Error::Step(format!("experiment.json: {e}")))?;
     crate::util::write_atomic(&out_dir.join("experiment.json"), text.as_bytes())?;
     Ok(result)

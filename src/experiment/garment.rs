@@ -1,0 +1,104 @@
+//! The garment experiments (Gong et al. 2025 §4.2, Figs. 5-9, Table 3):
+//! trousers on the built-in mannequin that sits or lifts a leg, held a
+//! short time or 500 material seconds, in the paper's three fabrics; a
+//! t-shirt whose elbows bend, held short or long. Each
+//! variant reports its garment groups' bends (`crate::measure::group_bends`);
+//! the analysis draws the difference picture: per pose and fabric, the long
+//! hold's residual bend less the short hold's, on the long hold's cloth.
+
+use super::{HOLD_LONG, Variant, variant};
+use crate::error::Result;
+use crate::render::{Camera, Picture, Renderer, VIEW, add_obstacles, obstacle_surfaces, sheet, source};
+use crate::scene::Scene;
+use glam::DVec3;
+use std::path::Path;
+
+/// The paper's trousers fabrics (Table 3), as the `trousers-*` presets.
+pub const FABRICS: [&str; 3] = ["cotton", "denim", "polyester"];
+
+/// The poses, as the mannequin's clips.
+pub const POSES: [&str; 2] = ["sit", "lift-leg"];
+
+/// `<fabric>-<pose>-<hold>` for every fabric, pose and hold.
+pub fn trousers_variants() -> Vec<Variant> {
+    let mut out = Vec::new();
+    for fabric in FABRICS {
+        let material = format!("cloth.material=trousers-{fabric}");
+        for pose in POSES {
+            let clip = format!("obstacles.body.shape.mannequin.clip={pose}");
+            out.push(variant(&format!("{fabric}-{pose}-short"), &[&material, &clip]));
+            out.push(variant(
+                &format!("{fabric}-{pose}-long"),
+                &[&material, &clip, HOLD_LONG],
+            ));
+        }
+    }
+    out
+}
+
+/// Size of one pair's picture on the difference sheet.
+const TILE: (u32, u32) = (360, 420);
+
+/// Residual bend differences past this share of the largest are drawn at
+/// full colour (a few sharp folds would otherwise wash out the rest).
+const COLOUR_QUANTILE: f64 = 0.99;
+
+/// Draws `difference.png`: for every `X-short` / `X-long` pair (or the
+/// `short` / `long` pair) of
+/// variants, the long variant's last frame coloured by its per-vertex
+/// residual bend less the short one's (red: the long hold kept more, blue:
+/// less), with the body where it stood, over one colour bar in radians.
+/// `scenes` are the variants' scenes, by name.
+pub fn difference_picture(out_dir: &Path, scenes: &[(String, Scene)], renderer: &Renderer) -> Result<()> {
+    let mut pairs = Vec::new();
+    for (name, long_scene) in scenes {
+        let Some(stem) = name.strip_suffix("long") else {
+            continue;
+        };
+        let short_name = format!("{stem}short");
+        if !scenes.iter().any(|(n, _)| *n == short_name) {
+            continue;
+        }
+        let long = source::load(&out_dir.join(name), None)?;
+        let short = source::load(&out_dir.join(&short_name), None)?;
+        let stem = stem.strip_suffix('-').unwrap_or("long less short");
+        let (bl, bs) = (long.bend()?, short.bend()?);
+        let diff: Vec<f64> = bl.iter().zip(&bs).map(|(a, b)| a - b).collect();
+        pairs.push((stem.to_string(), long, long_scene, diff));
+    }
+    if pairs.is_empty() {
+        return Ok(());
+    }
+    let mut all: Vec<f64> = pairs.iter().flat_map(|p| p.3.iter().map(|d| d.abs())).collect();
+    all.sort_by(f64::total_cmp);
+    let top = all[((all.len() - 1) as f64 * COLOUR_QUANTILE) as usize].max(1e-6);
+    let (mut lo, mut hi) = (DVec3::INFINITY, DVec3::NEG_INFINITY);
+    for (_, s, _, _) in &pairs {
+        let (a, b) = crate::mesh::bounds(&s.mesh.positions);
+        (lo, hi) = (lo.min(a), hi.max(b));
+    }
+    let aspect = TILE.0 as f64 / TILE.1 as f64;
+    let frame = Camera::framing(lo, hi, VIEW, aspect)?.frame(aspect, true);
+    let mut tiles = Vec::new();
+    for (stem, s, scene, diff) in &pairs {
+        let mut picture = Picture::new(&s.mesh.positions, &s.mesh.faces, None);
+        // 0.5 is no difference; 0 and 1 are -top and +top.
+        picture.values = diff
+            .iter()
+            .map(|d| (0.5 + 0.5 * (d / top).clamp(-1.0, 1.0)) as f32)
+            .collect();
+        if let Some((_, t)) = s.frame {
+            add_obstacles(
+                &mut picture,
+                scene,
+                &obstacle_surfaces(scene),
+                (t / scene.dt).round() as u64,
+            );
+        }
+        tiles.push((stem.clone(), renderer.draw(&picture, &frame, TILE.0, TILE.1)?));
+    }
+    // A row per fabric, a column per pose.
+    let grid = sheet::contact_sheet(&tiles, POSES.len())?;
+    let bar = sheet::colour_bar(grid.width, -top, top, "residual bend, long hold less short hold (rad)")?;
+    sheet::stack(&[grid, bar])?.save(&out_dir.join("difference.png"))
+}
