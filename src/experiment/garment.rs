@@ -4,10 +4,11 @@
 //! t-shirt whose elbows bend, held short or long. Each
 //! variant reports its garment groups' bends (`crate::measure::group_bends`);
 //! the analysis draws the difference picture: per pose and fabric, the long
-//! hold's residual bend less the short hold's, on the long hold's cloth.
+//! hold's residual plastic bend less the short hold's, on the long hold's
+//! cloth.
 
 use super::{HOLD_LONG, Variant, variant};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::render::{Camera, Picture, Renderer, VIEW, add_obstacles, obstacle_surfaces, sheet, source};
 use crate::scene::Scene;
 use glam::DVec3;
@@ -43,12 +44,58 @@ const TILE: (u32, u32) = (360, 420);
 /// full colour (a few sharp folds would otherwise wash out the rest).
 const COLOUR_QUANTILE: f64 = 0.99;
 
+/// Per vertex, the largest plastic bend (as an angle, rad) of its hinges'
+/// edges in the run at `dir`, from the `state_hinges.csv` it dumped.
+fn plastic_bends(dir: &Path, scene: &Scene) -> Result<Vec<f64>> {
+    let path = dir.join("state_hinges.csv");
+    let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+    let bad = |message: String| Error::File {
+        path: path.clone(),
+        message,
+    };
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap_or_default().split(',').collect();
+    let column = |name: &str| {
+        header
+            .iter()
+            .position(|c| *c == name)
+            .ok_or_else(|| bad(format!("has no `{name}` column: not a crease state dump")))
+    };
+    let (v0, v1, eps_p) = (column("v0")?, column("v1")?, column("eps_p")?);
+    let cloth = &scene.cloth;
+    let mut out = vec![0.0f64; cloth.mesh.positions.len()];
+    let mut rows = 0;
+    for (k, line) in lines.enumerate() {
+        let cells: Vec<&str> = line.split(',').collect();
+        let number = |c: usize| cells.get(c).and_then(|t| t.parse::<f64>().ok());
+        let (Some(a), Some(b), Some(e), Some(rest)) = (number(v0), number(v1), number(eps_p), cloth.hinge_rest.get(k))
+        else {
+            return Err(bad(format!("row {} is not a hinge of this garment", k + 2)));
+        };
+        let angle = rest.plastic_angle(cloth.material.bending_strain, e).abs();
+        for v in [a as usize, b as usize] {
+            let slot = out
+                .get_mut(v)
+                .ok_or_else(|| bad(format!("row {}: no vertex {v}", k + 2)))?;
+            *slot = slot.max(angle);
+        }
+        rows += 1;
+    }
+    if rows != cloth.hinge_rest.len() {
+        return Err(bad(format!(
+            "{rows} hinges, the garment has {}",
+            cloth.hinge_rest.len()
+        )));
+    }
+    Ok(out)
+}
+
 /// Draws `difference.png`: for every `X-short` / `X-long` pair (or the
-/// `short` / `long` pair) of
-/// variants, the long variant's last frame coloured by its per-vertex
-/// residual bend less the short one's (red: the long hold kept more, blue:
-/// less), with the body where it stood, over one colour bar in radians.
-/// `scenes` are the variants' scenes, by name.
+/// `short` / `long` pair) of variants, the long variant's last frame
+/// coloured by its per-vertex residual plastic bend less the short one's
+/// (red: the long hold kept more, blue: less), with the body where it
+/// stood, over one colour bar in radians. `scenes` are the variants'
+/// scenes, by name; each run dumped its state (`state_hinges.csv`).
 pub fn difference_picture(out_dir: &Path, scenes: &[(String, Scene)], renderer: &Renderer) -> Result<()> {
     let mut pairs = Vec::new();
     for (name, long_scene) in scenes {
@@ -56,14 +103,14 @@ pub fn difference_picture(out_dir: &Path, scenes: &[(String, Scene)], renderer: 
             continue;
         };
         let short_name = format!("{stem}short");
-        if !scenes.iter().any(|(n, _)| *n == short_name) {
+        let Some((_, short_scene)) = scenes.iter().find(|(n, _)| *n == short_name) else {
             continue;
-        }
+        };
         let long = source::load(&out_dir.join(name), None)?;
-        let short = source::load(&out_dir.join(&short_name), None)?;
+        let kept = plastic_bends(&out_dir.join(name), long_scene)?;
+        let less = plastic_bends(&out_dir.join(&short_name), short_scene)?;
+        let diff: Vec<f64> = kept.iter().zip(&less).map(|(a, b)| a - b).collect();
         let stem = stem.strip_suffix('-').unwrap_or("long less short");
-        let (bl, bs) = (long.bend()?, short.bend()?);
-        let diff: Vec<f64> = bl.iter().zip(&bs).map(|(a, b)| a - b).collect();
         pairs.push((stem.to_string(), long, long_scene, diff));
     }
     if pairs.is_empty() {
@@ -99,6 +146,11 @@ pub fn difference_picture(out_dir: &Path, scenes: &[(String, Scene)], renderer: 
     }
     // A row per fabric, a column per pose.
     let grid = sheet::contact_sheet(&tiles, POSES.len())?;
-    let bar = sheet::colour_bar(grid.width, -top, top, "residual bend, long hold less short hold (rad)")?;
+    let bar = sheet::colour_bar(
+        grid.width,
+        -top,
+        top,
+        "residual plastic bend, long hold less short hold (rad)",
+    )?;
     sheet::stack(&[grid, bar])?.save(&out_dir.join("difference.png"))
 }

@@ -504,7 +504,8 @@ pub fn run(
         let opts = RunOptions {
             out_dir: out_dir.join(&v.name),
             until: None,
-            dump_state: false,
+            // The pictures of a garment's experiment read the final state.
+            dump_state: exp.draw.is_some(),
             check_intersections: false,
             checkpoint_every: None,
             scene_key,
