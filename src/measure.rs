@@ -241,3 +241,73 @@ pub fn element_forces(
     let hinges = hinge_force.iter().zip(hinge_grad).flat_map(|(f, g)| g.map(|g| g * *f));
     faces.chain(hinges).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mesh::{Pattern, grid};
+
+    /// A sheet folded 0.5 rad along x = 5 cm: a group around the fold has
+    /// the fold's hinges, bent 0.5 rad, among flat ones; a group away from
+    /// it none bent; plastic set counts where the channels carry it; a
+    /// group with no hinge inside is left out.
+    #[test]
+    fn a_group_around_a_fold_reports_its_bend_and_plastic_set() {
+        let mut mesh = grid(
+            0.1,
+            0.1,
+            10,
+            10,
+            Pattern::Alternating,
+            DVec3::ZERO,
+            (DVec3::X, DVec3::Z),
+        );
+        let near = |lo: f64, hi: f64| -> Vec<u32> {
+            (0..mesh.positions.len() as u32)
+                .filter(|&v| (lo..=hi).contains(&mesh.positions[v as usize].x))
+                .collect()
+        };
+        let (fold, flat) = (near(0.035, 0.065), near(0.0, 0.02));
+        mesh.named_sets.insert("group:fold".into(), fold);
+        mesh.named_sets.insert("group:flat".into(), flat);
+        mesh.named_sets.insert("group:lone".into(), vec![0]);
+        let material = crate::model::material::preset("cotton").unwrap();
+        let cloth = Cloth::new(mesh, material, 0.0, DVec3::X).unwrap();
+        let x: Vec<DVec3> = cloth
+            .mesh
+            .positions
+            .iter()
+            .map(|p| match p.x > 0.05 {
+                true => DVec3::new(0.05 + (p.x - 0.05) * 0.5f64.cos(), (p.x - 0.05) * 0.5f64.sin(), p.z),
+                false => *p,
+            })
+            .collect();
+        let initial = cloth.material.bending_channel.initial_state();
+        let mut ch = Channels {
+            hinges: vec![initial; cloth.topology.hinges.len()],
+            faces: vec![cloth.material.in_plane_channels.map(|c| c.initial_state()); cloth.mesh.faces.len()],
+            hinge_strain: Vec::new(),
+        };
+        let on_fold = |h: &crate::mesh::Hinge| {
+            h.v[..2]
+                .iter()
+                .all(|&v| (cloth.mesh.positions[v as usize].x - 0.05).abs() < 1e-9)
+        };
+        for (c, h) in ch.hinges.iter_mut().zip(&cloth.topology.hinges) {
+            if on_fold(h) {
+                c.plastic.eps_p = 0.2;
+            }
+        }
+        let g = group_bends(&cloth, &x, &ch);
+        assert!(!g.contains_key("lone"));
+        let (fold, flat) = (g["fold"], g["flat"]);
+        let folded = cloth.topology.hinges.iter().filter(|h| on_fold(h)).count();
+        println!("{fold:?} {flat:?}, {folded} fold hinges");
+        assert!((fold.max_abs_bend - 0.5).abs() < 1e-9);
+        let share = folded as f64 / fold.hinges as f64;
+        assert!((fold.mean_abs_bend - 0.5 * share).abs() < 1e-9);
+        let angle = cloth.hinge_rest[0].plastic_angle(cloth.material.bending_strain, 0.2);
+        assert!((fold.mean_abs_plastic_bend - angle * share).abs() < 1e-12);
+        assert!(flat.hinges > 0 && flat.max_abs_bend < 1e-12 && flat.mean_abs_plastic_bend == 0.0);
+    }
+}

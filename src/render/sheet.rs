@@ -80,7 +80,9 @@ pub fn colour_bar(width: u32, lo: f64, hi: f64, title: &str) -> Result<Image> {
     };
     {
         let root = BitMapBackend::with_buffer(&mut strip.rgb, (width, BAR_STRIP)).into_drawing_area();
-        let style = ("sans-serif", 16).into_font().color(&BLACK);
+        // Smaller lettering on a narrow strip, so that the title fits.
+        let size = if width < 500 { 12 } else { 16 };
+        let style = ("sans-serif", size).into_font().color(&BLACK);
         let mid = ((x0 + x1) / 2) as i32;
         let labels = [
             (title.to_string(), x0 as i32, 6),
@@ -112,4 +114,38 @@ pub fn stack(images: &[Image]) -> Result<Image> {
         out.rgb.extend_from_slice(&i.rgb);
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bar runs blue to grey to red under its labels, and stacking
+    /// keeps every picture's rows in order.
+    #[test]
+    fn a_colour_bar_runs_blue_to_red_and_stacks_under_a_picture() {
+        let bar = colour_bar(300, -0.5, 0.5, "bend (rad)").unwrap();
+        let at = |x: u32| {
+            let o = ((35 * bar.width + x) * 3) as usize;
+            [bar.rgb[o], bar.rgb[o + 1], bar.rgb[o + 2]]
+        };
+        let (cold, mid, hot) = (at(41), at(150), at(258));
+        assert!(cold[2] > cold[0] + 40, "{cold:?}");
+        assert!(hot[0] > hot[2] + 40, "{hot:?}");
+        assert!(mid[0].abs_diff(mid[2]) < 10 && mid[0] > 200, "{mid:?}");
+        // The labels draw dark pixels above and below the bar.
+        let dark = |rows: std::ops::Range<u32>| {
+            rows.flat_map(|y| (0..bar.width).map(move |x| (x, y)))
+                .filter(|&(x, y)| bar.rgb[((y * bar.width + x) * 3) as usize] < 100)
+                .count()
+        };
+        assert!(dark(0..24) > 20 && dark(44..BAR_STRIP) > 10);
+        let mut top = Image::new(300, 10);
+        top.rgb.fill(7);
+        let both = stack(&[top.clone(), bar.clone()]).unwrap();
+        assert_eq!((both.width, both.height), (300, 10 + BAR_STRIP));
+        assert_eq!(both.rgb[..top.rgb.len()], top.rgb[..]);
+        assert_eq!(both.rgb[top.rgb.len()..], bar.rgb[..]);
+        assert!(stack(&[top, Image::new(200, 5)]).is_err());
+    }
 }
