@@ -40,8 +40,9 @@ pub fn trousers_variants() -> Vec<Variant> {
 /// Size of one pair's picture on the difference sheet.
 const TILE: (u32, u32) = (360, 420);
 
-/// Residual bend differences past this share of the largest are drawn at
-/// full colour (a few sharp folds would otherwise wash out the rest).
+/// The colour scale ends at this quantile of the differences' size over
+/// every pair's vertices; larger ones take the full colour (a few sharp
+/// folds would otherwise wash out the rest).
 const COLOUR_QUANTILE: f64 = 0.99;
 
 /// Per vertex, the largest plastic bend (as an angle, rad) of its hinges'

@@ -44,6 +44,11 @@ const HEM: f64 = 0.86;
 /// The body tube's axis, off the body's middle plane, m.
 const BODY_Z: f64 = -0.005;
 
+/// About the yoke's and the underarm seam's distances from the arms' axis,
+/// m: how many points an arc round it takes.
+const YOKE_RADIUS: f64 = 0.07;
+const UNDERARM_RADIUS: f64 = 0.075;
+
 /// Ease over the shoulders (snug: the shirt hangs there), in the body tube
 /// and in the sleeves, m.
 const EASE_SHOULDER: f64 = 0.006;
@@ -85,7 +90,7 @@ pub fn tshirt(shape: &Shape, edge: f64) -> TriMesh {
     columns.extend((0..neck).map(|k| -NECK_X + 2.0 * NECK_X * k as f64 / neck as f64));
     columns.extend((0..=side).map(|k| NECK_X + (ARMPIT_X - NECK_X) * k as f64 / side as f64));
     // Rows per half arc, from the arc's length at an armpit.
-    let rows = ((bottom_angle(ARMPIT_X).abs() + FRAC_PI_2) * 0.07 / edge)
+    let rows = ((bottom_angle(ARMPIT_X).abs() + FRAC_PI_2) * YOKE_RADIUS / edge)
         .round()
         .max(3.0) as usize;
 
@@ -131,7 +136,7 @@ pub fn tshirt(shape: &Shape, edge: f64) -> TriMesh {
 
     // The underarm seams: below the outermost arcs, round the arms' axis
     // from the back's lowest point to the front's.
-    let seam_count = ((2.0 * PI - 2.0 * bottom_angle(ARMPIT_X).abs() - PI) * 0.075 / edge)
+    let seam_count = ((PI - 2.0 * bottom_angle(ARMPIT_X).abs()) * UNDERARM_RADIUS / edge)
         .round()
         .max(2.0) as usize;
     let mut seams = Vec::new();
