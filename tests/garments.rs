@@ -1,5 +1,6 @@
-//! The paper's trousers claims (Gong et al. 2025 §4.2, Figs. 5-7, issue 20
-//! part 5), on the CPU, on a smaller and faster version of the built-in
+//! The paper's garment claims (Gong et al. 2025 §4.2, Figs. 5-7, issue 20
+//! part 5) and `crease experiment` on a garment, end to end. The trousers'
+//! claims run on the CPU, on a smaller and faster version of the built-in
 //! `trousers-sit` scene: 3.5 cm edges (about 1.1K vertices), a 4 ms step,
 //! and every phase half as long (pose 0.5 s, hold 0.25 s, return 0.5 s,
 //! settle 0.25 s), which keeps the runs to about 20 s each (the contact
@@ -11,7 +12,7 @@
 
 mod common;
 
-use common::tools::folder;
+use common::tools::{crease, folder, png_pixels};
 use crease::cpu::CpuBackend;
 use crease::experiment;
 use crease::measure::{GroupBend, group_bends};
@@ -168,4 +169,66 @@ fn sitting_the_trousers_stay_outside_the_body_and_never_cross_themselves() {
     );
     assert!(deepest <= o.thickness / 2.0, "{deepest} m inside");
     assert_eq!(crossings, 0.0);
+}
+
+/// `crease experiment tshirt` on a tiny t-shirt (5 cm edges, every phase a
+/// tenth as long: 3 s): the groups' table and `experiment.json`, the
+/// elbows keeping more plastic bend after the long hold, the contact sheet
+/// of both variants with the body, and the difference picture, red at the
+/// elbows, over its colour bar.
+#[test]
+fn the_tshirt_experiment_reports_its_groups_and_draws_the_difference() {
+    let out = folder("garments-tshirt");
+    let mut args = vec![
+        "experiment",
+        "tshirt",
+        "--backend",
+        "cpu",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let sets = [
+        "cloth.mesh.tshirt.edge=0.05",
+        "dt=0.005",
+        "timeline.pose.duration=0.1",
+        "timeline.hold.duration=0.05",
+        "timeline.return.duration=0.1",
+        "timeline.settle.duration=0.05",
+        "obstacles.body.shape.mannequin.ramp=0.1",
+        "obstacles.body.shape.mannequin.hold=0.05",
+        "obstacles.body.shape.mannequin.back=0.1",
+    ];
+    for s in &sets {
+        args.extend(["--set", s]);
+    }
+    let o = crease(&args);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    println!("{stdout}{}", String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success());
+    assert!(stdout.contains("mean_abs_plastic_bend") && stdout.contains("elbows"));
+    let text = std::fs::read_to_string(out.join("experiment.json")).unwrap();
+    let result: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let elbows = |k: usize| result["variants"][k]["groups"]["elbows"].clone();
+    assert_eq!(result["variants"][0]["name"], "short");
+    assert!(elbows(0)["hinges"].as_u64().unwrap() > 20);
+    let plastic = |k: usize| elbows(k)["mean_abs_plastic_bend"].as_f64().unwrap();
+    println!(
+        "elbows: {:.4} rad after the short hold, {:.4} after the long",
+        plastic(0),
+        plastic(1)
+    );
+    assert!(plastic(1) > 1.2 * plastic(0) && plastic(0) > 0.0);
+    // Two tiles of 400 x 300 over their labels.
+    let (w, h, _) = png_pixels(&out.join("sheet.png"));
+    assert_eq!((w, h), (800, 328));
+    // One tile of 360 x 420, its label, and the colour bar.
+    let (w, h, pixels) = png_pixels(&out.join("difference.png"));
+    assert_eq!((w, h), (360, 420 + 28 + 64));
+    let red = pixels[..(360 * 420) as usize]
+        .iter()
+        .filter(|p| p[0] as i32 > p[2] as i32 + 40)
+        .count();
+    println!("{red} red pixels");
+    assert!(red > 50, "{red} red pixels: the long hold's extra set is not drawn");
 }
