@@ -211,6 +211,7 @@ fn the_tshirt_experiment_reports_its_groups_and_draws_the_difference() {
     let result: serde_json::Value = serde_json::from_str(&text).unwrap();
     let elbows = |k: usize| result["variants"][k]["groups"]["elbows"].clone();
     assert_eq!(result["variants"][0]["name"], "short");
+    assert_eq!(result["pictures"], serde_json::json!(["sheet.png", "difference.png"]));
     assert!(elbows(0)["hinges"].as_u64().unwrap() > 20);
     let plastic = |k: usize| elbows(k)["mean_abs_plastic_bend"].as_f64().unwrap();
     println!(

@@ -84,11 +84,11 @@ pub fn experiment(args: ExperimentArgs) -> Result<()> {
             );
         }
     }
-    let mut written = vec![out_dir.join("experiment.json"), out_dir.join("sheet.png")];
-    if exp.draw.is_some() {
-        written.push(out_dir.join("difference.png"));
-    }
-    let written: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
+    let pictures = result["pictures"].as_array().into_iter().flatten();
+    let written: Vec<String> = std::iter::once("experiment.json")
+        .chain(pictures.filter_map(|p| p.as_str()))
+        .map(|name| out_dir.join(name).display().to_string())
+        .collect();
     println!("-> {}", written.join(", "));
     Ok(())
 }

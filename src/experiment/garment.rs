@@ -97,7 +97,7 @@ fn plastic_bends(dir: &Path, scene: &Scene) -> Result<Vec<f64>> {
 /// (red: the long hold kept more, blue: less), with the body where it
 /// stood, over one colour bar in radians. `scenes` are the variants'
 /// scenes, by name; each run dumped its state (`state_hinges.csv`).
-pub fn difference_picture(out_dir: &Path, scenes: &[(String, Scene)], renderer: &Renderer) -> Result<()> {
+pub fn difference_picture(out_dir: &Path, scenes: &[(String, Scene)], renderer: &Renderer) -> Result<Vec<String>> {
     let mut pairs = Vec::new();
     for (name, long_scene) in scenes {
         let Some(stem) = name.strip_suffix("long") else {
@@ -115,7 +115,7 @@ pub fn difference_picture(out_dir: &Path, scenes: &[(String, Scene)], renderer: 
         pairs.push((stem.to_string(), long, long_scene, diff));
     }
     if pairs.is_empty() {
-        return Ok(());
+        return Ok(Vec::new());
     }
     let mut all: Vec<f64> = pairs.iter().flat_map(|p| p.3.iter().map(|d| d.abs())).collect();
     all.sort_by(f64::total_cmp);
@@ -153,5 +153,6 @@ pub fn difference_picture(out_dir: &Path, scenes: &[(String, Scene)], renderer: 
         top,
         "residual plastic bend, long hold less short hold (rad)",
     )?;
-    sheet::stack(&[grid, bar])?.save(&out_dir.join("difference.png"))
+    sheet::stack(&[grid, bar])?.save(&out_dir.join("difference.png"))?;
+    Ok(vec!["difference.png".into()])
 }

@@ -22,8 +22,8 @@ pub struct Variant {
 }
 
 /// Draws an experiment's own pictures into its output folder, from its
-/// variants' runs and their scenes (by name).
-pub type Draw = fn(&Path, &[(String, Scene)], &Renderer) -> Result<()>;
+/// variants' runs and their scenes (by name); returns the files' names.
+pub type Draw = fn(&Path, &[(String, Scene)], &Renderer) -> Result<Vec<String>>;
 
 pub struct Experiment {
     pub name: &'static str,
@@ -39,6 +39,7 @@ pub struct Experiment {
     /// Whether the contact sheet draws the obstacles where they stood at
     /// the last frame (the character a garment is on).
     pub obstacles_drawn: bool,
+    /// Its own pictures, drawn after the contact sheet.
     pub draw: Option<Draw>,
 }
 
@@ -479,7 +480,8 @@ pub fn variant_scene(exp: &Experiment, v: &Variant, user_sets: &[String]) -> Res
 
 /// Runs every variant into `out_dir/<variant>/`, writes
 /// `out_dir/experiment.json` and the contact sheet `out_dir/sheet.png` (each
-/// variant's last frame, drawn by `renderer`), and returns the JSON.
+/// variant's last frame, drawn by `renderer`) and the experiment's own
+/// pictures (their names in the JSON's `pictures`), and returns the JSON.
 /// `backend` makes each variant's backend; `started` is told the variant
 /// about to run.
 pub fn run(
@@ -523,9 +525,11 @@ pub fn run(
     let names: Vec<&str> = exp.variants.iter().map(|v| v.name.as_str()).collect();
     let obstacles = exp.obstacles_drawn.then_some(&scenes[..]);
     contact_sheet(out_dir, &names, obstacles, renderer)?.save(&out_dir.join("sheet.png"))?;
+    let mut pictures = vec!["sheet.png".to_string()];
     if let Some(draw) = exp.draw {
-        draw(out_dir, &scenes, renderer)?;
+        pictures.extend(draw(out_dir, &scenes, renderer)?);
     }
+    result["pictures"] = json!(pictures);
     let text = serde_json::to_string_pretty(&result).map_err(|e| Error::Step(format!("experiment.json: {e}")))?;
     crate::util::write_atomic(&out_dir.join("experiment.json"), text.as_bytes())?;
     Ok(result)
