@@ -99,8 +99,9 @@ pub fn evened(start: &[f64], j: usize, over: f64) -> Vec<f64> {
 
 /// A quad between two consecutive rings: its corners (the first to the
 /// fourth runs along the ring: the warp), its texture chart, and whether
-/// it closes a closed ring (its last two corners are the ring's first
-/// column).
+/// it closes a closed ring (two of its corners are the ring's first
+/// column, and take that column's texture coordinates at the ring's full
+/// length).
 #[derive(Clone, Copy, Debug)]
 pub struct Quad {
     pub corners: [u32; 4],
@@ -116,8 +117,9 @@ pub struct Chart<'a> {
 }
 
 impl Chart<'_> {
-    /// The quads between its consecutive rings; `outward` flips them all
-    /// when false (their normals would point into the body).
+    /// The quads between its consecutive rings, wound as the rings run
+    /// when `outward`, else every one flipped (so that their normals look
+    /// away from the body).
     pub fn quads(&self, chart: usize, outward: bool) -> Vec<Quad> {
         let mut out = Vec::new();
         for w in self.rings.windows(2) {
@@ -144,7 +146,8 @@ impl Chart<'_> {
 /// The garment as a mesh: the quads' triangles, each triangle's rest shape
 /// its own shape flattened with the warp along its quad's ring, the quads
 /// as polygons with texture coordinates in metres (per chart: along each
-/// ring from its first point, and across the rings), and the groups.
+/// ring from its middle, and down each column across the rings), and the
+/// groups.
 pub fn garment(
     name: String,
     x: Vec<DVec3>,
@@ -163,7 +166,7 @@ pub fn garment(
         .iter()
         .flat_map(|q| {
             let c = q.corners;
-            // Along the ring: first corner to fourth, or back for a flipped quad.
+            // Along the ring: first corner to fourth (either way round).
             let along = x[c[3] as usize] - x[c[0] as usize];
             [[c[0], c[1], c[2]], [c[0], c[2], c[3]]].map(|t| flatten(t.map(|v| x[v as usize]), along))
         })
