@@ -190,12 +190,9 @@ pub fn group_bends(cloth: &Cloth, x: &[DVec3], ch: &Channels) -> BTreeMap<String
     let plastic_on = cloth.material.bending_models.plasticity != PlasticModel::None;
     let mut out = BTreeMap::new();
     for (name, vertices) in cloth.mesh.groups() {
-        let inside = |v: u32| vertices.binary_search(&v).is_ok();
         let mut g = GroupBend::default();
-        for (k, h) in cloth.topology.hinges.iter().enumerate() {
-            if !(inside(h.v[0]) && inside(h.v[1])) {
-                continue;
-            }
+        for k in cloth.topology.hinges_inside(vertices) {
+            let k = k as usize;
             let plastic = cloth.hinge_rest[k].plastic_angle(cloth.material.bending_strain, ch.hinges[k].plastic.eps_p);
             g.hinges += 1;
             g.mean_abs_bend += bends[k].abs();

@@ -97,6 +97,15 @@ pub fn evened(start: &[f64], j: usize, over: f64) -> Vec<f64> {
         .collect()
 }
 
+/// The vertices of `vertices` whose position in `x` passes `keep`, sorted
+/// and each once: a garment's group.
+pub fn select(x: &[DVec3], vertices: impl Iterator<Item = u32>, keep: impl Fn(DVec3) -> bool) -> Vec<u32> {
+    let mut v: Vec<u32> = vertices.filter(|&v| keep(x[v as usize])).collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
 /// A quad between two consecutive rings: its corners (the first to the
 /// fourth runs along the ring: the warp), its texture chart, and whether
 /// it closes a closed ring (two of its corners are the ring's first

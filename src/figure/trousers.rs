@@ -12,7 +12,7 @@
 //! rings and down the columns, one chart for the pelvis tube and one per
 //! leg.
 
-use super::cut::{Chart, bridge, evened, exit, garment, horizontal};
+use super::cut::{Chart, bridge, evened, exit, garment, horizontal, select};
 use super::shape::Shape;
 use super::skeleton::{ANKLE, HIP, KNEE};
 use crate::mesh::TriMesh;
@@ -177,33 +177,27 @@ pub fn trousers(shape: &Shape, edge: f64) -> TriMesh {
 fn groups(x: &[DVec3], pelvis: &[Vec<u32>], legs: &[Vec<Vec<u32>>], seam: &[u32]) -> BTreeMap<String, Vec<u32>> {
     let all_pelvis = pelvis.iter().flatten().copied();
     let all_legs = || legs.iter().flatten().flatten().copied();
-    let select = |it: &mut dyn Iterator<Item = u32>, keep: &dyn Fn(DVec3) -> bool| {
-        let mut v: Vec<u32> = it.filter(|&v| keep(x[v as usize])).collect();
-        v.sort_unstable();
-        v.dedup();
-        v
-    };
     let crotch = DVec3::new(
         0.0,
         seam.iter().map(|&v| x[v as usize].y).fold(f64::INFINITY, f64::min),
         PELVIS_Z,
     );
     let mut g = BTreeMap::new();
-    g.insert("waistband", select(&mut all_pelvis.clone(), &|p| p.y >= WAIST - 0.03));
-    g.insert("hems", select(&mut all_legs(), &|p| p.y <= HEM + 0.03));
-    g.insert("knees", select(&mut all_legs(), &|p| (p.y - KNEE.y).abs() <= 0.08));
+    g.insert("waistband", select(x, all_pelvis.clone(), |p| p.y >= WAIST - 0.03));
+    g.insert("hems", select(x, all_legs(), |p| p.y <= HEM + 0.03));
+    g.insert("knees", select(x, all_legs(), |p| (p.y - KNEE.y).abs() <= 0.08));
     g.insert(
         "seat",
-        select(&mut all_pelvis.clone().chain(all_legs()), &|p| {
+        select(x, all_pelvis.clone().chain(all_legs()), |p| {
             p.z < PELVIS_Z && p.y > CROTCH_RING - 0.1 && p.y < WAIST - 0.05
         }),
     );
     g.insert(
         "crotch",
-        select(&mut all_pelvis.chain(all_legs()), &|p| (p - crotch).length() <= 0.08),
+        select(x, all_pelvis.chain(all_legs()), |p| (p - crotch).length() <= 0.08),
     );
-    g.insert("left_leg", select(&mut legs[0].iter().flatten().copied(), &|_| true));
-    g.insert("right_leg", select(&mut legs[1].iter().flatten().copied(), &|_| true));
+    g.insert("left_leg", select(x, legs[0].iter().flatten().copied(), |_| true));
+    g.insert("right_leg", select(x, legs[1].iter().flatten().copied(), |_| true));
     g.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
 }
 

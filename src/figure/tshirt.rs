@@ -18,7 +18,7 @@
 //! shapes, so the shirt starts unstressed; the warp runs round the body and
 //! the arms.
 
-use super::cut::{Chart, bridge, evened, exit, garment, horizontal};
+use super::cut::{Chart, bridge, evened, exit, garment, horizontal, select};
 use super::shape::Shape;
 use super::skeleton::{ELBOW, WRIST};
 use crate::mesh::TriMesh;
@@ -238,11 +238,15 @@ pub fn tshirt(shape: &Shape, edge: f64) -> TriMesh {
         .iter()
         .enumerate()
         .flat_map(|(k, c)| {
-            let q = c.quads(k, true)[0].corners.map(|v| x[v as usize]);
+            let quads = c.quads(k, true);
+            let q = quads[0].corners.map(|v| x[v as usize]);
             let normal = (q[1] - q[0]).cross(q[3] - q[0]);
             let mid = (q[0] + q[1] + q[2] + q[3]) / 4.0;
             let out = shape.gradient(mid, &[super::skeleton::Rigid::IDENTITY; super::skeleton::BONE_COUNT]);
-            c.quads(k, normal.dot(out) > 0.0)
+            match normal.dot(out) > 0.0 {
+                true => quads,
+                false => c.quads(k, false),
+            }
         })
         .collect();
     // The neckline: the tops of the arcs that stop short of the ridge.
@@ -260,36 +264,27 @@ pub fn tshirt(shape: &Shape, edge: f64) -> TriMesh {
 fn groups(x: &[DVec3], neckline: &[u32], body: &[Vec<u32>], sleeves: &[Vec<Vec<u32>>]) -> BTreeMap<String, Vec<u32>> {
     let all = 0..x.len() as u32;
     let sleeve = |k: usize| sleeves[k].iter().flatten().copied();
-    let select = |it: &mut dyn Iterator<Item = u32>, keep: &dyn Fn(DVec3) -> bool| {
-        let mut v: Vec<u32> = it.filter(|&v| keep(x[v as usize])).collect();
-        v.sort_unstable();
-        v.dedup();
-        v
-    };
     let both_sleeves = || sleeve(0).chain(sleeve(1));
     let neck: Vec<DVec3> = neckline.iter().map(|&v| x[v as usize]).collect();
     let mut g = BTreeMap::new();
     g.insert(
         "elbows",
-        select(&mut both_sleeves(), &|p| (p.x.abs() - ELBOW.x).abs() <= 0.07),
+        select(x, both_sleeves(), |p| (p.x.abs() - ELBOW.x).abs() <= 0.07),
     );
     g.insert(
         "underarms",
-        select(&mut all.clone(), &|p| {
+        select(x, all.clone(), |p| {
             (DVec3::new(p.x.abs(), p.y, p.z) - DVec3::new(ARMPIT_X, ARMPIT_Y, 0.0)).length() <= 0.07
         }),
     );
-    g.insert("cuffs", select(&mut both_sleeves(), &|p| p.x.abs() >= CUFF_X - 0.03));
-    g.insert(
-        "hem",
-        select(&mut body.iter().flatten().copied(), &|p| p.y <= HEM + 0.03),
-    );
+    g.insert("cuffs", select(x, both_sleeves(), |p| p.x.abs() >= CUFF_X - 0.03));
+    g.insert("hem", select(x, body.iter().flatten().copied(), |p| p.y <= HEM + 0.03));
     g.insert(
         "neckline",
-        select(&mut all.clone(), &|p| neck.iter().any(|q| (p - *q).length() <= 0.03)),
+        select(x, all.clone(), |p| neck.iter().any(|q| (p - *q).length() <= 0.03)),
     );
-    g.insert("left_sleeve", select(&mut sleeve(1), &|_| true));
-    g.insert("right_sleeve", select(&mut sleeve(0), &|_| true));
+    g.insert("left_sleeve", select(x, sleeve(1), |_| true));
+    g.insert("right_sleeve", select(x, sleeve(0), |_| true));
     g.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
 }
 

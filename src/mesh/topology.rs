@@ -80,6 +80,18 @@ fn repeated(face: &[u32; 3]) -> u32 {
 }
 
 impl Topology {
+    /// The hinges whose edge has both ends in `vertices` (sorted): a
+    /// region's or a group's bending elements.
+    pub fn hinges_inside(&self, vertices: &[u32]) -> Vec<u32> {
+        let inside = |v: u32| vertices.binary_search(&v).is_ok();
+        (0..self.hinges.len() as u32)
+            .filter(|&h| {
+                let v = self.hinges[h as usize].v;
+                inside(v[0]) && inside(v[1])
+            })
+            .collect()
+    }
+
     /// Builds the topology, rejecting meshes the simulator cannot use: empty
     /// meshes, indices out of range, repeated corners, edges shared by more
     /// than two faces, inconsistently oriented neighbours, unused vertices.

@@ -245,12 +245,7 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
     }
     if let Some(sel) = &f.region {
         let vertices = select(&cloth.mesh, sel).map_err(|m| err("region", m))?;
-        let hinges: Vec<u32> = (0..cloth.topology.hinges.len() as u32)
-            .filter(|&h| {
-                let v = cloth.topology.hinges[h as usize].v;
-                vertices.binary_search(&v[0]).is_ok() && vertices.binary_search(&v[1]).is_ok()
-            })
-            .collect();
+        let hinges = cloth.topology.hinges_inside(&vertices);
         if hinges.is_empty() {
             return Err(err(
                 "region",
