@@ -33,9 +33,9 @@ fn first_steps_match_the_cpu_within_the_default_tolerances() {
 /// floor (a mean vertex's weight, here above the 1e-5-strain force) and
 /// agree with the CPU's within the default 1e-4 (against the strain floor
 /// alone, 1.45e-4). The velocity check of the first step is within its
-/// default too. (Over 50 steps 19 exceed the dv tolerance, by up to
-/// 1.7e-3: strain limiting's Jacobi means decide edge by edge in f32 and
-/// f64, as tests/gpu_constraints.rs measures.)
+/// default too. (Over 50 steps 2 exceed the dv tolerance, by 1.3e-4 and
+/// 1.6e-4, where 19 did by up to 1.7e-3 before strain limiting's means
+/// were weighted.)
 #[test]
 fn the_unstressed_trousers_match_the_cpu_at_rest() {
     if !common::have_gpu() {

@@ -8,10 +8,12 @@
 //!
 //! Each sweep is Jacobi, so both backends do the same arithmetic in the
 //! same order: every edge past a limit asks for the relative velocity change
-//! that lands it exactly on the limit, shared between its ends by inverse
-//! mass (pinned vertices take none); each vertex then takes the mean of its
-//! edges' requests. A few sweeps settle a patch; a long chain of over-
-//! stretched edges needs more (`iterations`).
+//! that lands it on the limit, shared between its ends by inverse mass
+//! (pinned vertices take none); each vertex then takes the weighted mean of
+//! its edges' requests (model/strain_limit.rs: the weights grow from zero
+//! past the limit, so the mean is continuous in the state). A few sweeps
+//! settle a patch; a long chain of over-stretched edges needs more
+//! (`iterations`).
 
 use crate::cloth::Cloth;
 use crate::model::strain_limit::{Request, request};
@@ -26,7 +28,7 @@ pub fn limit(cloth: &Cloth, limit: &StrainLimit, h: f64, x: &[DVec3], v: &mut [D
     let edges = &cloth.topology.edges;
     let weight = |i: usize| if free[i] { 1.0 / cloth.mass[i] } else { 0.0 };
     let bounds = limit.bounds();
-    let mut requests: Vec<Request> = vec![(DVec3::ZERO, false); edges.len()];
+    let mut requests: Vec<Request> = vec![(DVec3::ZERO, 0.0); edges.len()];
     let mut first = 0;
     for sweep in 0..limit.iterations {
         requests
@@ -37,23 +39,23 @@ pub fn limit(cloth: &Cloth, limit: &StrainLimit, h: f64, x: &[DVec3], v: &mut [D
                 *out = request(bounds, rest, x[a] + v[a] * h, x[b] + v[b] * h, weight(a), weight(b), h);
             });
         if sweep == 0 {
-            first = requests.iter().filter(|r| r.1).count();
+            first = requests.iter().filter(|r| r.1 > 0.0).count();
             if first == 0 {
                 return 0;
             }
         }
         let vertex_edges = &cloth.topology.vertex_edges;
         v.par_iter_mut().with_min_len(256).enumerate().for_each(|(i, vi)| {
-            let (mut sum, mut count) = (DVec3::ZERO, 0u32);
+            let (mut sum, mut weights) = (DVec3::ZERO, 0.0);
             for &(e, end) in vertex_edges.row(i) {
-                let (j, acting) = requests[e as usize];
-                if acting {
-                    sum += if end == 0 { j } else { -j };
-                    count += 1;
+                let (j, w) = requests[e as usize];
+                if w > 0.0 {
+                    sum += if end == 0 { j * w } else { -j * w };
+                    weights += w;
                 }
             }
-            if count > 0 {
-                *vi += sum * (weight(i) / count as f64);
+            if weights > 0.0 {
+                *vi += sum * (weight(i) / weights.max(1.0));
             }
         });
     }
