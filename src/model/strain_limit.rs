@@ -1,9 +1,9 @@
 //! One edge's strain-limiting request (Bridson, Marino & Fedkiw 2003 §3:
 //! "modify v^{n+1/2} in place to limit strain"): the relative velocity
-//! change that lands an edge past its limit exactly on the limit at the
-//! step's end, shared between its ends by inverse mass. The sweeps over a
-//! mesh are cpu/strain_limit.rs and shaders/strain_limit.wgsl
-//! (`edge_request`).
+//! change that brings an edge past its limit back onto it at the step's
+//! end (to within the dead band), shared between its ends by inverse mass,
+//! and the edge's weight in its vertices' means. The sweeps over a mesh are
+//! cpu/strain_limit.rs and shaders/strain_limit.wgsl (`edge_request`).
 
 use glam::DVec3;
 
