@@ -242,7 +242,6 @@ pub fn element_forces(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mesh::{Pattern, grid};
 
     /// A sheet folded 0.5 rad along x = 5 cm: a group around the fold has
     /// the fold's hinges, bent 0.5 rad, among flat ones; a group away from
@@ -250,15 +249,7 @@ mod tests {
     /// group with no hinge inside is left out.
     #[test]
     fn a_group_around_a_fold_reports_its_bend_and_plastic_set() {
-        let mut mesh = grid(
-            0.1,
-            0.1,
-            10,
-            10,
-            Pattern::Alternating,
-            DVec3::ZERO,
-            (DVec3::X, DVec3::Z),
-        );
+        let (mut mesh, x) = crate::mesh::testing::folded_sheet();
         let near = |lo: f64, hi: f64| -> Vec<u32> {
             (0..mesh.positions.len() as u32)
                 .filter(|&v| (lo..=hi).contains(&mesh.positions[v as usize].x))
@@ -270,15 +261,6 @@ mod tests {
         mesh.named_sets.insert("group:lone".into(), vec![0]);
         let material = crate::model::material::preset("cotton").unwrap();
         let cloth = Cloth::new(mesh, material, 0.0, DVec3::X).unwrap();
-        let x: Vec<DVec3> = cloth
-            .mesh
-            .positions
-            .iter()
-            .map(|p| match p.x > 0.05 {
-                true => DVec3::new(0.05 + (p.x - 0.05) * 0.5f64.cos(), (p.x - 0.05) * 0.5f64.sin(), p.z),
-                false => *p,
-            })
-            .collect();
         let initial = cloth.material.bending_channel.initial_state();
         let mut ch = Channels {
             hinges: vec![initial; cloth.topology.hinges.len()],

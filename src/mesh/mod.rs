@@ -2,6 +2,8 @@
 
 mod generate;
 mod obj;
+#[cfg(test)]
+pub(crate) mod testing;
 mod topology;
 
 pub use generate::{Pattern, cylinder, grid};

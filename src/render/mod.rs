@@ -374,35 +374,14 @@ pub fn render(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mesh::{Pattern, grid};
 
     /// A sheet folded along a line: the fold's vertices carry the bend,
     /// the flat parts none; the picture shows both sides of the cloth and
     /// the background, and its colours are the shading's.
     #[test]
     fn a_folded_sheet_is_drawn_with_both_sides_and_its_bend() {
-        let sheet = grid(
-            0.1,
-            0.1,
-            10,
-            10,
-            Pattern::Alternating,
-            DVec3::ZERO,
-            (DVec3::X, DVec3::Z),
-        );
+        let (sheet, folded) = crate::mesh::testing::folded_sheet();
         let topology = Topology::build(&sheet).unwrap();
-        let folded: Vec<DVec3> = sheet
-            .positions
-            .iter()
-            .map(|p| {
-                if p.x > 0.05 {
-                    let d = p.x - 0.05;
-                    DVec3::new(0.05 + d * 0.5f64.cos(), d * 0.5f64.sin(), p.z)
-                } else {
-                    *p
-                }
-            })
-            .collect();
         let bend = bend_values(&topology, &folded, &hinge_angles(&topology, &sheet.positions));
         for (p, b) in sheet.positions.iter().zip(&bend) {
             let on_fold = (p.x - 0.05).abs() < 1e-9;
