@@ -3,7 +3,7 @@
 //! phases of the timeline marked.
 
 use crate::error::{Error, Result};
-use crate::util::{Image, register_font};
+use crate::util::{Image, Table, register_font};
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -20,30 +20,18 @@ pub struct Metrics {
 
 impl Metrics {
     pub fn read(path: &Path) -> Result<Metrics> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-        let bad = |message: String| Error::File {
-            path: path.to_path_buf(),
-            message,
-        };
-        let mut lines = text.lines();
-        let header = lines
-            .next()
-            .ok_or_else(|| bad("empty file (a run writes a header and one row per frame)".into()))?;
-        let names: Vec<String> = header.split(',').map(str::to_string).collect();
-        for required in ["time", "phase"] {
-            if !names.iter().any(|n| n == required) {
-                return Err(bad(format!(
-                    "no `{required}` column in the header: not a crease metrics.csv"
-                )));
-            }
+        let table = Table::read(path)?;
+        if table.names.is_empty() {
+            return Err(table.error("empty file (a run writes a header and one row per frame)".into()));
         }
+        table.column("time", "a crease metrics.csv")?;
+        let phase = table.column("phase", "a crease metrics.csv")?;
+        let names = table.names.clone();
         let mut columns = vec![Vec::new(); names.len()];
         let mut phases = Vec::new();
-        let phase = names.iter().position(|n| n == "phase").unwrap_or_default();
-        for (i, line) in lines.enumerate() {
-            let cells: Vec<&str> = line.split(',').collect();
+        for (i, cells) in table.rows().enumerate() {
             if cells.len() != names.len() {
-                return Err(bad(format!(
+                return Err(table.error(format!(
                     "line {}: {} cells, the header has {}",
                     i + 2,
                     cells.len(),
@@ -56,7 +44,7 @@ impl Metrics {
             phases.push(cells[phase].to_string());
         }
         if phases.is_empty() {
-            return Err(bad("no rows: the run wrote no frame".into()));
+            return Err(table.error("no rows: the run wrote no frame".into()));
         }
         Ok(Metrics {
             path: path.to_path_buf(),

@@ -8,9 +8,10 @@
 //! cloth.
 
 use super::{HOLD_LONG, Variant, variant};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::render::{Camera, Picture, Renderer, VIEW, add_obstacles, obstacle_surfaces, sheet, source};
 use crate::scene::Scene;
+use crate::util::Table;
 use glam::DVec3;
 use std::path::Path;
 
@@ -48,45 +49,29 @@ const COLOUR_QUANTILE: f64 = 0.99;
 /// Per vertex, the largest plastic bend (as an angle, rad) of its hinges'
 /// edges in the run at `dir`, from the `state_hinges.csv` it dumped.
 fn plastic_bends(dir: &Path, scene: &Scene) -> Result<Vec<f64>> {
-    let path = dir.join("state_hinges.csv");
-    let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
-    let bad = |message: String| Error::File {
-        path: path.clone(),
-        message,
-    };
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap_or_default().split(',').collect();
-    let column = |name: &str| {
-        header
-            .iter()
-            .position(|c| *c == name)
-            .ok_or_else(|| bad(format!("has no `{name}` column: not a crease state dump")))
-    };
+    let table = Table::read(&dir.join("state_hinges.csv"))?;
+    let column = |name: &str| table.column(name, "a crease state dump");
     let (v0, v1, eps_p) = (column("v0")?, column("v1")?, column("eps_p")?);
     let cloth = &scene.cloth;
     let mut out = vec![0.0f64; cloth.mesh.positions.len()];
     let mut rows = 0;
-    for (k, line) in lines.enumerate() {
-        let cells: Vec<&str> = line.split(',').collect();
+    for (k, cells) in table.rows().enumerate() {
         let number = |c: usize| cells.get(c).and_then(|t| t.parse::<f64>().ok());
         let (Some(a), Some(b), Some(e), Some(rest)) = (number(v0), number(v1), number(eps_p), cloth.hinge_rest.get(k))
         else {
-            return Err(bad(format!("row {} is not a hinge of this garment", k + 2)));
+            return Err(table.error(format!("row {} is not a hinge of this garment", k + 2)));
         };
         let angle = rest.plastic_angle(cloth.material.bending_strain, e).abs();
         for v in [a as usize, b as usize] {
             let slot = out
                 .get_mut(v)
-                .ok_or_else(|| bad(format!("row {}: no vertex {v}", k + 2)))?;
+                .ok_or_else(|| table.error(format!("row {}: no vertex {v}", k + 2)))?;
             *slot = slot.max(angle);
         }
         rows += 1;
     }
     if rows != cloth.hinge_rest.len() {
-        return Err(bad(format!(
-            "{rows} hinges, the garment has {}",
-            cloth.hinge_rest.len()
-        )));
+        return Err(table.error(format!("{rows} hinges, the garment has {}", cloth.hinge_rest.len())));
     }
     Ok(out)
 }

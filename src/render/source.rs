@@ -4,6 +4,7 @@
 
 use crate::error::{Error, Result};
 use crate::mesh::{Topology, TriMesh, read_obj};
+use crate::util::Table;
 use glam::DVec3;
 use std::path::{Path, PathBuf};
 
@@ -79,25 +80,16 @@ pub fn load(path: &Path, frame: Option<usize>) -> Result<Source> {
 /// The simulated time of frame `k` of run folder `dir`, from its
 /// `metrics.csv` (a row a frame).
 fn frame_time(dir: &Path, k: usize) -> Result<f64> {
-    let path = dir.join("metrics.csv");
-    let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
-    let bad = |message: String| Error::File {
-        path: path.clone(),
-        message,
-    };
-    let mut lines = text.lines();
-    let column = lines
-        .next()
-        .and_then(|h| h.split(',').position(|c| c == "time"))
-        .ok_or_else(|| bad("has no `time` column: not a crease run's metrics".into()))?;
-    let row = lines
+    let table = Table::read(&dir.join("metrics.csv"))?;
+    let column = table.column("time", "a crease run's metrics")?;
+    let row = table
+        .rows()
         .nth(k)
-        .ok_or_else(|| bad(format!("has no row for frame {k}: the run folder is incomplete")))?;
-    row.split(',')
-        .nth(column)
+        .ok_or_else(|| table.error(format!("has no row for frame {k}: the run folder is incomplete")))?;
+    row.get(column)
         .and_then(|t| t.parse::<f64>().ok())
         .filter(|t| t.is_finite())
-        .ok_or_else(|| bad(format!("frame {k}'s row has no time: the file is damaged")))
+        .ok_or_else(|| table.error(format!("frame {k}'s row has no time: the file is damaged")))
 }
 
 impl Source {
