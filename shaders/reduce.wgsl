@@ -25,17 +25,19 @@ fn reduce_reference(@builtin(local_invocation_index) local: u32) {
     }
 }
 
-// After the warm-started residual: r . r, r . z, and whether to iterate.
+// After a residual computed from dv (the warm-started guess, or the
+// iterate the recurrence called converged): r . r, r . z, and whether to
+// iterate on. The iteration count goes on across such restarts (the host
+// zeroes it before the first).
 @compute @workgroup_size(WORKGROUP)
 fn reduce_start(@builtin(local_invocation_index) local: u32) {
     let t = total(local);
     if (local == 0u) {
         scalars.rr = t.x;
         scalars.rz = t.y;
-        scalars.iterations = 0u;
         scalars.broke = 0u;
         let converged = t.x <= scalars.tol2 * scalars.rr_ref;
-        scalars.done = select(0u, 1u, converged || scalars.zero != 0u || scalars.max_iterations == 0u);
+        scalars.done = select(0u, 1u, converged || scalars.zero != 0u || scalars.iterations >= scalars.max_iterations);
     }
 }
 

@@ -170,7 +170,9 @@ fn a_thin_finger_pushing_through_a_sheet_at_one_metre_per_second_does_not_tunnel
 }
 
 /// The finger rising through a weightless sheet, looped, removed for 20
-/// ms and added back: `extra` overrides.
+/// ms and added back: `extra` overrides. No vertex of the sheet lies on
+/// the finger's axis: one there when the finger comes back around it is
+/// pushed out to whichever side rounding picks, 1.8 mm either way.
 fn finger_phases(dir: &Path, extra: &[&str]) -> Scene {
     for k in 0..9 {
         let (x, faces) = bodies::finger(-0.02 + 0.01 * k as f64);
@@ -179,7 +181,7 @@ fn finger_phases(dir: &Path, extra: &[&str]) -> Scene {
     let json = serde_json::json!({
         "dt": 0.001, "gravity": [0, 0, 0],
         "cloth": { "mesh": { "grid": { "size": [0.08, 0.08], "resolution": [16, 16], "plane": "xz",
-                                       "origin": [-0.04, 0.0, 0.04] } }, "material": "cotton", "damping": 0.01 },
+                                       "origin": [-0.0387, 0.0, 0.0407] } }, "material": "cotton", "damping": 0.01 },
         "obstacles": { "finger": { "shape": { "sequence": { "path": "frame####.obj", "fps": 100, "loop": true } },
                                    "thickness": 0.002 } },
         "timeline": [
@@ -232,7 +234,7 @@ fn a_removed_body_lets_go_and_a_looped_one_starts_over_on_both_backends() {
     // which gives validate's velocity check its scale. A stale or missing
     // body would differ by the whole contact response (relative dv of
     // order 1, and the free-running GPU's positions by millimetres); the
-    // 1 cm finger's tip pushing the sheet at 1 m/s differs by up to 4.3e-4
+    // 1 cm finger's tip pushing the sheet at 1 m/s differs by up to 6.3e-4
     // of the largest dv in f32 (1e-5 m/s at the vertices on its rim), so
     // dv is allowed 1e-3 here, the other checks their defaults.
     if common::have_gpu() {

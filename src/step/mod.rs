@@ -4,7 +4,9 @@
 pub mod sequence;
 mod settings;
 
-pub use settings::{CORRECTION_ITERATIONS, Integrator, Scales, SelfCollision, SolverSettings, StrainLimit};
+pub use settings::{
+    CORRECTION_ITERATIONS, Integrator, SOLVE_RESTARTS, Scales, SelfCollision, SolverSettings, StrainLimit,
+};
 
 use crate::collide::body::BodyStep;
 use crate::collide::{ObstacleStep, SdfGrid};

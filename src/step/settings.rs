@@ -181,6 +181,12 @@ fn enabled() -> bool {
     true
 }
 
+/// Times a solve goes on after its recurred residual met the tolerance but
+/// the residual computed again from the solution did not (cpu/pcg.rs, the
+/// same in gpu/executor.rs): f32's recurrence drifts below the true
+/// residual, and the restarted iterations close the gap.
+pub const SOLVE_RESTARTS: usize = 4;
+
 /// Jacobi sweeps of the self-collision correction after the solve
 /// (cpu/repulsion.rs `correct`, the same in repulsion.wgsl).
 pub const CORRECTION_ITERATIONS: usize = 4;
