@@ -27,22 +27,28 @@ fn first_steps_match_the_cpu_within_the_default_tolerances() {
     }
 }
 
-/// The coarse trousers start unstressed a metre up, with 5 mm edges at the
-/// crotch, where f32 resolves a dihedral angle to a few 1e-6 rad: from that
-/// rest state the GPU's element forces are compared against the validation
-/// floor (a mean vertex's weight, here above the 1e-5-strain force) and
-/// agree with the CPU's within the default 1e-4 (against the strain floor
-/// alone, 1.45e-4). The velocity check of the first step is within its
-/// default too. (Over 50 steps 2 exceed the dv tolerance, by 1.3e-4 and
-/// 1.6e-4, where 19 did by up to 1.7e-3 before strain limiting's means
-/// were weighted.)
+/// The first 50 steps of the coarse trousers sitting down (issue 20), within
+/// every default tolerance. They start unstressed a metre up, with 5 mm
+/// edges at the crotch, where f32 resolves a dihedral angle to a few 1e-6
+/// rad: the element forces are compared against the validation floor (a
+/// mean vertex's weight; against the 1e-5-strain force alone, step 1 read
+/// 1.45e-4). From step 32 the cloth meets the body, where the backends'
+/// velocity updates differ by up to 1.8e-5 m/s (1.3e-4 of the largest),
+/// below what one f32 rounding of a world coordinate makes over a step,
+/// and elsewhere by 6e-6 m/s at most.
 #[test]
-fn the_unstressed_trousers_match_the_cpu_at_rest() {
+fn the_trousers_sitting_down_match_the_cpu_for_50_steps() {
     if !common::have_gpu() {
         return;
     }
-    let c = checks("trousers-sit", &[], 1);
-    println!("trousers-sit {c:?}");
+    let c = checks("trousers-sit", &[], 50);
+    let worst = |f: fn(&StepCheck) -> f64| c.iter().map(f).fold(0.0, f64::max);
+    println!(
+        "trousers-sit over 50 steps: forces {:.2e}, dv {:.2e}, position {:.2e}",
+        worst(|s| s.forces),
+        worst(|s| s.dv),
+        worst(|s| s.position)
+    );
     assert_within_defaults("trousers-sit", &c);
 }
 

@@ -148,6 +148,17 @@ impl CpuBackend {
         self.hinges.strain.clone_from(&ch.hinge_strain);
     }
 
+    /// The vertices an obstacle acted on in the last step: held resting
+    /// through its solve, or moved by the response or the post-process
+    /// (validation).
+    pub fn obstacle_contacts(&self) -> Vec<bool> {
+        self.touched
+            .iter()
+            .zip(&self.rest_normal)
+            .map(|(t, n)| *t || *n != DVec3::ZERO)
+            .collect()
+    }
+
     /// The last step's velocity change (the next solve's warm start).
     pub fn warm_start(&self) -> &[DVec3] {
         &self.dv
