@@ -64,7 +64,10 @@ mod tests {
         let rows: Vec<Vec<&str>> = t.rows().collect();
         assert_eq!(rows, vec![vec!["0.5", "hold"], vec!["1", "settle"]]);
         let e = t.column("eps_p", "a state dump").unwrap_err().to_string();
-        assert!(e.contains("crease-table") && e.contains("`eps_p`") && e.contains("a state dump"), "{e}");
+        assert!(
+            e.contains("crease-table") && e.contains("`eps_p`") && e.contains("a state dump"),
+            "{e}"
+        );
         std::fs::write(&path, "").unwrap();
         assert!(Table::read(&path).unwrap().names.is_empty());
         std::fs::remove_file(&path).ok();
