@@ -73,12 +73,27 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    quiet_device_select();
     match real_main() {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Mesa's Vulkan device-select layer looks for the desktop's display to
+/// order the GPUs, and on a machine without one (no usable
+/// `XDG_RUNTIME_DIR`: a server, a CI runner) prints `error: XDG_RUNTIME_DIR
+/// is invalid or not set` each time wgpu lists the adapters. crease picks
+/// its adapter itself, so there the layer is switched off through its own
+/// switch (`NODEVICE_SELECT=1`), unless the user set that.
+fn quiet_device_select() {
+    let display = std::env::var_os("XDG_RUNTIME_DIR").is_some_and(|d| std::path::Path::new(&d).is_dir());
+    if !display && std::env::var_os("NODEVICE_SELECT").is_none() {
+        // SAFETY: first thing in `main`, before any other thread exists.
+        unsafe { std::env::set_var("NODEVICE_SELECT", "1") };
     }
 }
 

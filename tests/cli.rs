@@ -502,3 +502,51 @@ fn fit_stretch_and_bending_write_parameters_and_a_plot() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("missing.csv"));
     std::fs::remove_dir_all(&out).ok();
 }
+
+/// `--backend auto` (the default) takes a hardware GPU when wgpu sees one
+/// and passes over a software adapter (Mesa's llvmpipe on this project's
+/// machines) for the CPU backend, saying so in one line; and on a machine
+/// with no desktop (`XDG_RUNTIME_DIR` unset) Mesa prints nothing.
+#[test]
+fn auto_passes_over_a_software_gpu_quietly() {
+    let out = temp("auto");
+    let o = Command::new(env!("CARGO_BIN_EXE_crease"))
+        .args([
+            "run",
+            "hang",
+            "--until",
+            "0.004",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .env_remove("XDG_RUNTIME_DIR")
+        .env_remove("NODEVICE_SELECT")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let adapters = crease::gpu::adapters();
+    let hardware = adapters.iter().any(|(a, _)| a.device_type != wgpu::DeviceType::Cpu);
+    println!(
+        "adapters {:?}; stderr: {err}",
+        adapters.iter().map(|(a, _)| &a.name).collect::<Vec<_>>()
+    );
+    if hardware {
+        assert_eq!(summary["backend"], "gpu");
+    } else {
+        assert_eq!(summary["backend"], "cpu");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.starts_with("notice: running on the CPU backend"), "{err}");
+        if !adapters.is_empty() {
+            assert!(
+                err.contains("renders in software") && err.contains("--backend gpu"),
+                "{err}"
+            );
+        }
+    }
+    assert!(!err.contains("XDG_RUNTIME_DIR"), "{err}");
+    std::fs::remove_dir_all(&out).ok();
+}

@@ -28,7 +28,11 @@ pub fn info(args: InfoArgs) -> Result<()> {
     match GpuContext::new() {
         Ok(ctx) => {
             let l = &ctx.limits;
-            println!("chosen: {} ({:?})", ctx.adapter.name, ctx.adapter.backend);
+            println!("--backend gpu opens: {} ({:?})", ctx.adapter.name, ctx.adapter.backend);
+            match super::auto_backend() {
+                (_, Some(why)) => println!("--backend auto takes the CPU backend: {why}"),
+                _ => println!("--backend auto takes the GPU"),
+            }
             println!(
                 "  limits: max_buffer_size {}, max_storage_buffer_binding_size {}, \
                  max_storage_buffers_per_shader_stage {}, max_compute_workgroups_per_dimension {}, \
@@ -67,7 +71,7 @@ pub fn info(args: InfoArgs) -> Result<()> {
                 }
             }
         }
-        Err(e) => println!("chosen: none ({e})"),
+        Err(e) => println!("--backend gpu opens none ({e}); --backend auto takes the CPU backend"),
     }
     Ok(())
 }

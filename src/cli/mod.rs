@@ -24,9 +24,10 @@ use std::sync::Arc;
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum BackendChoice {
-    /// The GPU when wgpu finds an adapter, else the CPU (with a notice).
+    /// A hardware GPU when wgpu finds one, else the CPU (with a notice).
     Auto,
-    /// The f32 wgpu compute backend.
+    /// The f32 wgpu compute backend, on whichever adapter wgpu picks
+    /// (a software one included).
     Gpu,
     /// The f64 CPU reference (rayon).
     Cpu,
@@ -34,19 +35,40 @@ pub enum BackendChoice {
     Both,
 }
 
-/// Resolves `auto` once: the GPU if an adapter opens, else the CPU with a
-/// one-line notice naming the reason.
+/// What `auto` takes: the GPU if wgpu sees a hardware adapter and it
+/// opens, else the CPU, with the reason. A software adapter (Mesa's
+/// llvmpipe, WARP: wgpu's `DeviceType::Cpu`) is passed over: it runs the
+/// same kernels many times slower than the CPU backend.
+pub fn auto_backend() -> (BackendChoice, Option<String>) {
+    let adapters = crease::gpu::adapters();
+    if adapters.iter().any(|(a, _)| a.device_type != wgpu::DeviceType::Cpu) {
+        return match GpuContext::new() {
+            Ok(_) => (BackendChoice::Gpu, None),
+            Err(e) => (BackendChoice::Cpu, Some(e.to_string())),
+        };
+    }
+    let why = match adapters.first() {
+        Some((a, _)) => format!(
+            "the only GPU adapter, {}, renders in software, slower than the CPU backend; \
+             --backend gpu uses it anyway",
+            a.name
+        ),
+        None => "no GPU adapter (install a Vulkan, Metal or DX12 driver, or pass --backend cpu)".into(),
+    };
+    (BackendChoice::Cpu, Some(why))
+}
+
+/// Resolves `auto` once ([`auto_backend`]), printing a one-line notice when
+/// it falls to the CPU.
 pub fn resolve(choice: BackendChoice) -> BackendChoice {
     if choice != BackendChoice::Auto {
         return choice;
     }
-    match GpuContext::new() {
-        Ok(_) => BackendChoice::Gpu,
-        Err(e) => {
-            eprintln!("notice: running on the CPU backend: {e}");
-            BackendChoice::Cpu
-        }
+    let (backend, why) = auto_backend();
+    if let Some(why) = why {
+        eprintln!("notice: running on the CPU backend: {why}");
     }
+    backend
 }
 
 /// Option `arg`, when given, is a positive number of seconds.
