@@ -72,9 +72,20 @@ fn the_preview_window_shows_the_running_cloth() {
         return;
     }
     // Xvfb picks a free display itself and prints its number once it
-    // accepts connections (a fixed number could meet a stale lock).
+    // accepts connections (a fixed number could meet a stale lock); it does
+    // not reset when the first preview leaves (a reset refuses the next
+    // client for a moment: "Failed to open connection to X server").
     let mut xvfb = Command::new("Xvfb")
-        .args(["-displayfd", "1", "-screen", "0", "800x600x24", "-nolisten", "tcp"])
+        .args([
+            "-displayfd",
+            "1",
+            "-screen",
+            "0",
+            "800x600x24",
+            "-nolisten",
+            "tcp",
+            "-noreset",
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
