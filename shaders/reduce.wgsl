@@ -15,12 +15,12 @@ fn total(local: u32) -> vec2<f32> {
     return workgroup_sum(local, s);
 }
 
-// After the reference residual: |r_ref|^2.
+// After the reference residual: |r_ref|^2, at least the floor's square.
 @compute @workgroup_size(WORKGROUP)
 fn reduce_reference(@builtin(local_invocation_index) local: u32) {
     let t = total(local);
     if (local == 0u) {
-        scalars.rr_ref = t.x;
+        scalars.rr_ref = max(t.x, scalars.floor2);
         scalars.zero = select(0u, 1u, t.x == 0.0);
     }
 }

@@ -171,6 +171,7 @@ struct Scalars {
     alpha: f32,
     beta: f32,
     tol2: f32,        // tolerance^2
+    floor2: f32,      // the least rr_ref (step/sequence.rs `residual_floor`)^2
     zero: u32,        // 1: the reference residual is zero, the solution is dv = 0 on free vertices
     iterations: u32,
     max_iterations: u32,

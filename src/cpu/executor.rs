@@ -109,7 +109,7 @@ impl Executor for CpuBackend {
         Ok(())
     }
 
-    fn solve(&mut self, input: &StepInput, scales: &Scales) -> Result<Solve> {
+    fn solve(&mut self, input: &StepInput, scales: &Scales, floor: f64) -> Result<Solve> {
         let repulsion = repulsion(&self.prox, input, self.spring_scale);
         let blocks = gather::VertexBlocks::of(input, scales, &self.stick, &self.normals);
         let op = hessian::Operator {
@@ -133,6 +133,7 @@ impl Executor for CpuBackend {
             &self.rhs,
             &mut self.dv,
             input.solver.tolerance,
+            floor,
             input.solver.max_iterations,
         )?;
         op.apply(&mut self.scratch, &self.dv, &mut self.work);

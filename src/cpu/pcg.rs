@@ -52,9 +52,9 @@ impl Filter<'_> {
     }
 }
 
-/// Solves `S (A x - b) = 0` with `(I - S) x` prescribed; `x` holds the
-/// initial guess on entry (with the prescribed values) and the solution on
-/// exit.
+/// Solves `S (A x - b) = 0` with `(I - S) x` prescribed, to a residual of
+/// `tolerance * max(|r_ref|, floor)`; `x` holds the initial guess on entry
+/// (with the prescribed values) and the solution on exit.
 #[allow(clippy::too_many_arguments)]
 pub fn solve(
     op: &Operator,
@@ -65,6 +65,7 @@ pub fn solve(
     b: &[DVec3],
     x: &mut [DVec3],
     tolerance: f64,
+    floor: f64,
     max_iterations: usize,
 ) -> Result<Solve> {
     let n = b.len();
@@ -96,6 +97,7 @@ pub fn solve(
             residual: 0.0,
         });
     }
+    let r_ref = r_ref.max(floor);
     // The residual of the actual (warm-started) guess, then the iterations.
     // When the recurred residual meets the tolerance, the residual is
     // computed again from x and the iterations go on from it while that one
@@ -266,6 +268,7 @@ mod tests {
                 &b,
                 &mut sol,
                 1e-8,
+                0.0,
                 2000,
             )
             .unwrap();
@@ -292,5 +295,60 @@ mod tests {
             assert!(resting > n / 10, "trial {trial}: {resting} resting vertices");
             assert!((0..n).filter(|&i| !free[i]).all(|i| sol[i] == prescribed[i]));
         }
+    }
+
+    /// The floor: a right-hand side far below `floor` (a cloth at rest,
+    /// its forces balanced to round-off) is solved at once from a zero
+    /// guess, where the residual relative to itself alone takes iterations.
+    #[test]
+    fn a_right_hand_side_below_the_floor_is_already_solved() {
+        let mut rng = Rng(7);
+        let mesh = grid(0.3, 0.2, 12, 8, Pattern::Alternating, DVec3::ZERO, (DVec3::X, DVec3::Y));
+        let cloth = Cloth::new(mesh, preset("cotton").unwrap(), 0.0, DVec3::X).unwrap();
+        let n = cloth.vertex_count();
+        let x: Vec<DVec3> = cloth.mesh.positions.iter().map(|p| *p * 1.02).collect();
+        let (mut faces, mut hinges) = (FaceStates::new(&cloth), HingeStates::new(&cloth));
+        let scales = crate::step::Scales::new(1e-3, 1e-3, 0.0);
+        let v = vec![DVec3::ZERO; n];
+        membrane(&cloth, &x, &v, &scales, &mut faces);
+        bending(&cloth, &x, &v, &faces, &scales, &mut hinges);
+        let op = Operator {
+            cloth: &cloth,
+            faces: &faces,
+            hinges: &hinges,
+            repulsion: None,
+            blocks: None,
+            mass_scale: 1.0,
+        };
+        let mut inv = vec![DMat3::IDENTITY; n];
+        crate::cpu::gather::inverse_diagonal(&cloth, &faces, &hinges, None, None, &mut inv);
+        let b: Vec<DVec3> = (0..n).map(|_| rng.vec3(1e-15)).collect();
+        let (free, normals) = (vec![true; n], vec![DVec3::ZERO; n]);
+        let filter = Filter {
+            free: &free,
+            normals: &normals,
+        };
+        let mut scratch = Scratch::new(&cloth);
+        let mut run = |floor: f64| {
+            let mut sol = vec![DVec3::ZERO; n];
+            let s = solve(
+                &op,
+                &mut scratch,
+                &mut Vectors::default(),
+                &inv,
+                &filter,
+                &b,
+                &mut sol,
+                1e-5,
+                floor,
+                2000,
+            );
+            s.unwrap()
+        };
+        let (bare, floored) = (run(0.0), run(1e-6));
+        println!("without the floor {bare:?}, with it {floored:?}");
+        assert!(bare.iterations > 10 && bare.residual <= 1e-5);
+        assert_eq!(floored.iterations, 0);
+        assert!(floored.residual <= 1e-5);
     }
 }

@@ -188,9 +188,10 @@ impl Executor for GpuBackend {
         Ok(())
     }
 
-    fn solve(&mut self, input: &StepInput, _: &Scales) -> Result<Solve> {
+    fn solve(&mut self, input: &StepInput, _: &Scales, floor: f64) -> Result<Solve> {
         let init = Scalars {
             tol2: (input.solver.tolerance * input.solver.tolerance) as f32,
+            floor2: (floor * floor) as f32,
             max_iterations: input.solver.max_iterations as u32,
             ..Scalars::default()
         };

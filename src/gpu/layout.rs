@@ -194,6 +194,7 @@ pub struct Scalars {
     pub alpha: f32,
     pub beta: f32,
     pub tol2: f32,
+    pub floor2: f32,
     pub zero: u32,
     pub iterations: u32,
     pub max_iterations: u32,

@@ -66,8 +66,9 @@ pub trait Executor: Backend {
     /// collide).
     fn prescribe(&mut self, input: &StepInput, to_targets: bool, resting: bool) -> Result<()>;
     /// Solves `(M + S) dv = rhs` by PCG from the warm start in `dv`,
-    /// filtered by the prescribed rows, and leaves `A dv` (pcg, hessian).
-    fn solve(&mut self, input: &StepInput, scales: &Scales) -> Result<Solve>;
+    /// filtered by the prescribed rows, to `tolerance * max(|r_ref|,
+    /// floor)` (see [`residual_floor`]), and leaves `A dv` (pcg, hessian).
+    fn solve(&mut self, input: &StepInput, scales: &Scales, floor: f64) -> Result<Solve>;
     /// Releases the resting contacts whose reaction pulls; returns how many
     /// it released and how many it kept (collide).
     fn release(&mut self) -> Result<(usize, usize)>;
@@ -212,6 +213,22 @@ pub fn step(exec: &mut impl Executor, input: &StepInput) -> Result<StepReport> {
 /// no contacts). A contact whose reaction pulls is released and the system
 /// solved again, at most `solver.contact_solves` times (Baraff & Witkin
 /// 1998 §5). Returns the solve and how many resting contacts it kept.
+/// The least reference residual the solve's tolerance is taken of: the
+/// impulse gravity gives the unpinned vertices over the solve's step,
+/// `h |g| |m|`. A cloth at rest balances its weight, so its reference
+/// residual vanishes, and a tolerance relative to that alone chases
+/// round-off (a 561-vertex strip hanging still took 1100 iterations a
+/// step); this stops once the forces left unbalanced are `tolerance` of
+/// the cloth's weight. Without gravity it is 0.
+pub fn residual_floor(mass: &[f64], input: &StepInput, scales: &Scales) -> f64 {
+    let mut free = vec![true; mass.len()];
+    for &p in input.pinned {
+        free[p as usize] = false;
+    }
+    let m2: f64 = mass.iter().zip(&free).filter(|(_, f)| **f).map(|(m, _)| m * m).sum();
+    scales.dt * input.gravity.length() * m2.sqrt()
+}
+
 fn solve_with_contacts(
     exec: &mut impl Executor,
     input: &StepInput,
@@ -219,12 +236,13 @@ fn solve_with_contacts(
     to_targets: bool,
 ) -> Result<(Solve, usize)> {
     exec.right_hand_side(input, scales)?;
+    let floor = residual_floor(&exec.cloth().mass, input, scales);
     let holding = to_targets && input.solver.contact_solves > 0 && !input.obstacles.is_empty();
     exec.prescribe(input, to_targets, holding)?;
     let rounds = if holding { input.solver.contact_solves } else { 1 };
     let (mut solve, mut kept) = (Solve::default(), 0);
     for _ in 0..rounds {
-        let s = exec.solve(input, scales)?;
+        let s = exec.solve(input, scales, floor)?;
         solve.iterations += s.iterations;
         solve.residual = s.residual;
         if !holding {
