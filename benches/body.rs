@@ -3,8 +3,9 @@
 //! a 10K-triangle leg bending its knee, on the CPU backend (or the GPU's,
 //! with `gpu`): 100 steps to bring the cloth into contact, then 10 measured
 //! steps, with the body and with it disabled. Prints ms per step, the
-//! collision stages' ms, the host's per-step body build (the same for both
-//! backends: the GPU uploads what it builds), and the time of probing every
+//! obstacles' response and post-process (ms), the host's per-step body
+//! build (the same for both backends: the GPU uploads what it builds), and
+//! the time of probing every
 //! cloth vertex once on the CPU (in parallel, as the backend does; a step
 //! probes each vertex 3 to 7 times: resting, response, settle).
 
@@ -31,7 +32,7 @@ fn main() -> anyhow::Result<()> {
     println!("backend: {}", if gpu { "gpu" } else { "cpu" });
     println!(
         "{:>8} {:>10} {:>9} {:>11} {:>10} {:>11}",
-        "body", "vertices", "ms/step", "collide_ms", "build_ms", "probe_all_ms"
+        "body", "vertices", "ms/step", "obstacles_ms", "build_ms", "probe_all_ms"
     );
     for enabled in [true, false] {
         let json = serde_json::json!({
@@ -56,12 +57,12 @@ fn main() -> anyhow::Result<()> {
         for _ in 0..100 {
             sim.step()?;
         }
-        let (mut wall, mut collide, mut build, mut probe) = (0.0, 0.0, 0.0, 0.0);
+        let (mut wall, mut obstacles, mut build, mut probe) = (0.0, 0.0, 0.0, 0.0);
         let steps = 10;
         for _ in 0..steps {
             let info = sim.step()?;
             wall += info.wall_ms;
-            collide += info.report.collide_ms;
+            obstacles += info.report.obstacles_ms;
             if let Some(b) = sim.bodies().first() {
                 let t = Instant::now();
                 let again = BodyStep::new(Arc::clone(&b.mesh), b.start.clone(), b.end.clone(), 0.02);
@@ -82,7 +83,7 @@ fn main() -> anyhow::Result<()> {
             if enabled { "leg" } else { "none" },
             vertices,
             wall / n,
-            collide / n,
+            obstacles / n,
             build / n,
             probe / n
         );

@@ -1,9 +1,9 @@
 //! `cargo bench`: the paper's Table 1 twist on the CPU backend at ~2K, ~7K
-//! and ~27K vertices (1 ms steps, tolerance 1e-5). Prints ms per step with
-//! its breakdown and the mean CG iterations. `crease bench twist` runs the
-//! same measurement with options.
+//! and ~27K vertices (1 ms steps, tolerance 1e-5). Prints the rows of
+//! `crease bench twist --backend cpu`: ms per step, the mean CG iterations
+//! and the step's split by stage.
 
-use crease::bench::{refinement, run_twist, twist_scene};
+use crease::bench::{header, refinement, row, run_twist, twist_scene};
 use crease::cpu::CpuBackend;
 use std::sync::Arc;
 
@@ -15,18 +15,11 @@ fn main() -> anyhow::Result<()> {
     } else {
         sizes
     };
-    println!(
-        "{:>8} {:>11} {:>10} {:>10} {:>8}",
-        "vertices", "ms/step", "forces_ms", "solve_ms", "cg_iter"
-    );
+    println!("{}", header());
     for target in sizes {
         let scene = twist_scene(refinement(target), &[])?;
         let backend = Box::new(CpuBackend::new(Arc::clone(&scene.cloth)));
-        let row = run_twist(scene, backend, 20)?;
-        println!(
-            "{:>8} {:>11.2} {:>10.2} {:>10.2} {:>8.1}",
-            row.vertices, row.ms_per_step, row.forces_ms, row.solve_ms, row.cg_iterations
-        );
+        println!("{}", row(&run_twist(scene, backend, 20)?));
     }
     Ok(())
 }

@@ -21,11 +21,18 @@ pub struct BenchRow {
     pub ms_per_step: f64,
     pub forces_ms: f64,
     pub solve_ms: f64,
-    /// Obstacle collisions (with the position update).
-    pub collide_ms: f64,
+    /// Strain limiting.
+    pub strain_limit_ms: f64,
+    /// The obstacles' response and post-process.
+    pub obstacles_ms: f64,
+    /// Self-collision: the search on the host and the correction.
+    pub self_collision_ms: f64,
+    /// The positions' readback for that search (GPU).
+    pub readback_ms: f64,
     /// Vertices in contact per step.
     pub contacts: f64,
-    /// Everything else: handle targets, reactions, velocity update.
+    /// Everything else: the holds' upload, handle targets, the position
+    /// update, the output's bookkeeping.
     pub other_ms: f64,
     pub cg_iterations: f64,
     /// GPU only: compute dispatches per step.
@@ -64,38 +71,100 @@ pub fn twist_scene(k: usize, overrides: &[String]) -> Result<Scene> {
 pub fn run_twist(scene: Scene, backend: Box<dyn Backend>, steps: u64) -> Result<BenchRow> {
     let (vertices, faces) = (scene.cloth.vertex_count(), scene.cloth.mesh.faces.len());
     let mut sim = Simulation::new(scene, backend);
-    let (mut total, mut forces, mut solve, mut cg, mut dispatches) = (0.0, 0.0, 0.0, 0usize, 0u64);
-    let (mut collide, mut contacts) = (0.0, 0usize);
+    let (mut total, mut cg, mut dispatches, mut contacts) = (0.0, 0usize, 0u64, 0usize);
+    // forces, solve, strain limit, obstacles, self-collision, readback.
+    let mut stages = [0.0; 6];
     let mut done = 0;
     while done < steps && !sim.done() {
         let info = sim.step()?;
+        let r = &info.report;
         total += info.wall_ms;
-        forces += info.report.forces_ms;
-        solve += info.report.solve_ms;
-        collide += info.report.collide_ms;
-        contacts += info.report.contact.contacts;
-        cg += info.report.cg_iterations;
-        dispatches += info.report.dispatches;
+        let each = [
+            r.forces_ms,
+            r.solve_ms,
+            r.strain_limit_ms,
+            r.obstacles_ms,
+            r.self_collision_ms,
+            r.readback_ms,
+        ];
+        for (s, t) in stages.iter_mut().zip(each) {
+            *s += t;
+        }
+        contacts += r.contact.contacts;
+        cg += r.cg_iterations;
+        dispatches += r.dispatches;
         done += 1;
     }
     let n = done.max(1) as f64;
+    let [forces, solve, strain_limit, obstacles, self_collision, readback] = stages.map(|t| t / n);
     Ok(BenchRow {
         backend: sim.backend().name().to_string(),
         vertices,
         faces,
         steps: done,
         ms_per_step: total / n,
-        forces_ms: forces / n,
-        solve_ms: solve / n,
-        collide_ms: collide / n,
+        forces_ms: forces,
+        solve_ms: solve,
+        strain_limit_ms: strain_limit,
+        obstacles_ms: obstacles,
+        self_collision_ms: self_collision,
+        readback_ms: readback,
         contacts: contacts as f64 / n,
-        other_ms: (total - forces - solve - collide) / n,
+        other_ms: total / n - stages.iter().sum::<f64>() / n,
         cg_iterations: cg as f64 / n,
         dispatches_per_step: (dispatches > 0).then(|| dispatches as f64 / n),
         bytes_per_iteration: None,
         pcg_gbps: None,
         copy_gbps: None,
     })
+}
+
+/// The table's header, and one row of it (`crease bench`, `cargo bench`).
+pub fn header() -> String {
+    format!(
+        "{:>8} {:>8} {:>6} {:>9} {:>8} {:>9} {:>8} {:>9} {:>9} {:>9} {:>8} {:>8} {:>8} {:>9} {:>10} {:>8} {:>8}",
+        "backend",
+        "vertices",
+        "steps",
+        "ms/step",
+        "cg_iter",
+        "forces_ms",
+        "solve_ms",
+        "limit_ms",
+        "obstac_ms",
+        "selfco_ms",
+        "read_ms",
+        "other_ms",
+        "contacts",
+        "dispatch",
+        "bytes/iter",
+        "pcg_GB/s",
+        "copy_GB/s"
+    )
+}
+
+pub fn row(r: &BenchRow) -> String {
+    let opt = |v: Option<f64>, digits: usize| v.map(|x| format!("{x:.digits$}")).unwrap_or("-".into());
+    format!(
+        "{:>8} {:>8} {:>6} {:>9.2} {:>8.1} {:>9.2} {:>8.2} {:>9.2} {:>9.2} {:>9.2} {:>8.2} {:>8.2} {:>8.0} {:>9} {:>10} {:>8} {:>8}",
+        r.backend,
+        r.vertices,
+        r.steps,
+        r.ms_per_step,
+        r.cg_iterations,
+        r.forces_ms,
+        r.solve_ms,
+        r.strain_limit_ms,
+        r.obstacles_ms,
+        r.self_collision_ms,
+        r.readback_ms,
+        r.other_ms,
+        r.contacts,
+        opt(r.dispatches_per_step, 0),
+        opt(r.bytes_per_iteration.map(|b| b as f64), 0),
+        opt(r.pcg_gbps, 2),
+        opt(r.copy_gbps, 2),
+    )
 }
 
 /// The GPU's figures for a measured row of `cloth`: bytes per iteration,

@@ -261,9 +261,29 @@ fn bench_writes_json_rows() {
     assert_eq!(v["backend"], "cpu");
     let row = &v["rows"][0];
     assert_eq!(row["vertices"], 1792);
-    for key in ["ms_per_step", "forces_ms", "solve_ms", "cg_iterations"] {
+    for key in [
+        "ms_per_step",
+        "forces_ms",
+        "solve_ms",
+        "self_collision_ms",
+        "cg_iterations",
+    ] {
         assert!(row[key].as_f64().unwrap() > 0.0, "{key}");
     }
+    // The CPU's positions are on the host; the stages add up to the step.
+    assert_eq!(row["readback_ms"], 0.0);
+    let stages: f64 = [
+        "forces_ms",
+        "solve_ms",
+        "strain_limit_ms",
+        "obstacles_ms",
+        "self_collision_ms",
+        "other_ms",
+    ]
+    .iter()
+    .map(|k| row[k].as_f64().unwrap())
+    .sum();
+    assert!((stages - row["ms_per_step"].as_f64().unwrap()).abs() < 1e-9);
     std::fs::remove_dir_all(&out).ok();
 }
 

@@ -54,23 +54,7 @@ pub fn bench(which: BenchKind) -> Result<()> {
                 other => vec![resolve(other)],
             };
             let mut rows = Vec::new();
-            println!(
-                "{:>8} {:>8} {:>6} {:>10} {:>10} {:>10} {:>10} {:>8} {:>9} {:>8} {:>10} {:>11} {:>8} {:>8}",
-                "backend",
-                "vertices",
-                "steps",
-                "ms/step",
-                "forces_ms",
-                "solve_ms",
-                "collide_ms",
-                "contacts",
-                "other_ms",
-                "cg_iter",
-                "dispatch",
-                "bytes/iter",
-                "pcg_GB/s",
-                "copy_GB/s"
-            );
+            println!("{}", crease::bench::header());
             for target in vertices {
                 for &b in &backends {
                     let scene = crease::bench::twist_scene(crease::bench::refinement(target), &set)?;
@@ -80,24 +64,7 @@ pub fn bench(which: BenchKind) -> Result<()> {
                     if b == BackendChoice::Gpu {
                         crease::bench::gpu_figures(&mut row, &cloth, &GpuContext::new()?)?;
                     }
-                    let opt = |v: Option<f64>, digits: usize| v.map(|x| format!("{x:.digits$}")).unwrap_or("-".into());
-                    println!(
-                        "{:>8} {:>8} {:>6} {:>10.2} {:>10.2} {:>10.2} {:>10.2} {:>8.0} {:>9.2} {:>8.1} {:>10} {:>11} {:>8} {:>8}",
-                        row.backend,
-                        row.vertices,
-                        row.steps,
-                        row.ms_per_step,
-                        row.forces_ms,
-                        row.solve_ms,
-                        row.collide_ms,
-                        row.contacts,
-                        row.other_ms,
-                        row.cg_iterations,
-                        opt(row.dispatches_per_step, 0),
-                        opt(row.bytes_per_iteration.map(|b| b as f64), 0),
-                        opt(row.pcg_gbps, 2),
-                        opt(row.copy_gbps, 2),
-                    );
+                    println!("{}", crease::bench::row(&row));
                     rows.push(row);
                 }
             }

@@ -70,9 +70,14 @@ pub struct StepReport {
     pub dispatches: u64,
     /// Vertices the obstacles acted on, and the deepest penetration left.
     pub contact: crate::collide::ContactReport,
-    /// Wall time of the velocity constraints (strain limiting, the
-    /// obstacle response, self-collision detection and correction), ms.
-    pub collide_ms: f64,
+    /// Wall time of the stages after the solve, ms: strain limiting; the
+    /// obstacles' response and post-process; self-collision, its search on
+    /// the host and its correction; and the positions' readback that search
+    /// needs (0 on the CPU, whose positions are on the host).
+    pub strain_limit_ms: f64,
+    pub obstacles_ms: f64,
+    pub self_collision_ms: f64,
+    pub readback_ms: f64,
     /// Self-collision pairs closer than the thickness at the step's start.
     pub proximity_pairs: usize,
 }

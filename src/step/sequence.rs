@@ -124,24 +124,30 @@ pub fn step(exec: &mut impl Executor, input: &StepInput) -> Result<StepReport> {
     // Self-collision pairs are found on the host at the step's start
     // positions (collide/proximity.rs). A step without pairs has no
     // repulsion at all; the springs are elastic, explicit in the mixed scheme.
-    let t_prox = Instant::now();
     let sc = input.self_collision;
+    let (mut readback_ms, mut self_collision_ms) = (0.0, 0.0);
     let prox = match sc.enabled {
         true => {
+            let t = Instant::now();
             let x = exec.start_positions()?;
-            proximity::find(
+            if let Cow::Owned(_) = x {
+                readback_ms = ms(t);
+            }
+            let t = Instant::now();
+            let prox = proximity::find(
                 &cloth.mesh.faces,
                 &cloth.topology.edges,
                 &x,
                 &cloth.mesh.positions,
                 sc.thickness,
-            )
+            );
+            self_collision_ms = ms(t);
+            prox
         }
         false => Proximity::default(),
     };
     let pairs = prox.pairs.len();
     exec.load(input, prox, if mixed { 0.0 } else { h * h })?;
-    let proximity_ms = ms(t_prox);
 
     let t0 = Instant::now();
     exec.evaluate(input, &scales)?;
@@ -158,25 +164,35 @@ pub fn step(exec: &mut impl Executor, input: &StepInput) -> Result<StepReport> {
     exec.sync()?;
     let mut solve_ms = ms(t1);
 
-    // The velocity constraints.
-    let t2 = Instant::now();
+    // The velocity constraints, each timed to its end.
+    let t = Instant::now();
     exec.keep_velocity()?;
     if let Some(limit) = &input.strain_limit {
         exec.limit_strain(limit, h)?;
     }
+    exec.sync()?;
+    let strain_limit_ms = ms(t);
+    let t = Instant::now();
     exec.respond(input, h)?;
+    exec.sync()?;
+    let mut obstacles_ms = ms(t);
     if pairs > 0 {
+        let t = Instant::now();
         exec.correct(input, h)?;
+        exec.sync()?;
+        self_collision_ms += ms(t);
     }
     if mixed {
         exec.carry()?;
     }
     exec.advance_position(h)?;
+    exec.sync()?;
+    let t = Instant::now();
     let contact = ContactReport {
         resting,
         ..exec.settle(input)?
     };
-    let collide_ms = ms(t2) + proximity_ms;
+    obstacles_ms += ms(t);
 
     let mut solves = [solve, Solve::default()];
     if mixed {
@@ -200,7 +216,10 @@ pub fn step(exec: &mut impl Executor, input: &StepInput) -> Result<StepReport> {
         solve_ms,
         dispatches: exec.take_dispatches(),
         contact,
-        collide_ms,
+        strain_limit_ms,
+        obstacles_ms,
+        self_collision_ms,
+        readback_ms,
         proximity_pairs: pairs,
     };
     exec.check_finite(&report)?;
