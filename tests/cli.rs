@@ -570,3 +570,48 @@ fn auto_passes_over_a_software_gpu_quietly() {
     assert!(!err.contains("XDG_RUNTIME_DIR"), "{err}");
     std::fs::remove_dir_all(&out).ok();
 }
+
+/// A stiff system the solve cannot finish within its iteration cap (a
+/// 2121-vertex strip of 0.5 mm edges at 10 ms steps, from rest) stops with
+/// an error that says so and names `solver.max_iterations`, not "blew up":
+/// with the cap raised the same step converges.
+#[test]
+fn a_solve_that_needs_more_iterations_says_so() {
+    let out = temp("stiff");
+    std::fs::create_dir_all(&out).unwrap();
+    let scene = out.join("strip.json");
+    let json = serde_json::json!({
+        "dt": 0.01,
+        "cloth": { "mesh": { "grid": { "size": [0.05, 0.01], "resolution": [100, 20], "plane": "xz" } },
+                   "material": "cotton", "damping": 0.01 },
+        "handles": { "clamp": { "select": { "side": "left" } } },
+        "timeline": [ { "name": "sag", "duration": 0.01 } ]
+    });
+    std::fs::write(&scene, json.to_string()).unwrap();
+    let run = |cap: &str| {
+        let dir = out.join(cap);
+        crease(&[
+            "run",
+            scene.to_str().unwrap(),
+            "--backend",
+            "cpu",
+            "--quiet",
+            "--out",
+            dir.to_str().unwrap(),
+            "--set",
+            &format!("solver.max_iterations={cap}"),
+        ])
+    };
+    let o = run("2000");
+    let err = String::from_utf8_lossy(&o.stderr);
+    println!("{err}");
+    assert!(!o.status.success());
+    assert!(
+        err.contains("did not converge") && err.contains("raise solver.max_iterations"),
+        "{err}"
+    );
+    assert!(!err.contains("blew up"), "{err}");
+    let o = run("20000");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    std::fs::remove_dir_all(&out).ok();
+}
