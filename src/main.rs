@@ -74,6 +74,8 @@ enum Command {
 
 fn main() -> ExitCode {
     quiet_device_select();
+    // wgpu's and naga's diagnostics, when asked for (`RUST_LOG=wgpu=warn`).
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("off")).init();
     match real_main() {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

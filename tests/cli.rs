@@ -615,3 +615,20 @@ fn a_solve_that_needs_more_iterations_says_so() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     std::fs::remove_dir_all(&out).ok();
 }
+
+/// `RUST_LOG` reaches wgpu's own diagnostics (env_logger); without it
+/// nothing of them is printed.
+#[test]
+fn rust_log_shows_wgpus_diagnostics() {
+    let info = |log: Option<&str>| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_crease"));
+        c.arg("info").env_remove("RUST_LOG");
+        if let Some(l) = log {
+            c.env("RUST_LOG", l);
+        }
+        String::from_utf8_lossy(&c.output().unwrap().stderr).into_owned()
+    };
+    let (quiet, logged) = (info(None), info(Some("wgpu_core=debug")));
+    assert!(logged.contains("wgpu_core"), "{logged}");
+    assert!(!quiet.contains("wgpu_core"), "{quiet}");
+}
