@@ -162,6 +162,7 @@ fn plot_and_render_draw_a_run_and_name_bad_input() {
     assert!(colours >= 3, "{colours} colours: a blank picture?");
     for (args, expect) in [
         (vec!["--size", "320by240"], "WIDTHxHEIGHT"),
+        (vec!["--size", "16384x16384"], "at most 8192 a side"),
         (vec!["--frame", "99"], "not 99"),
         (vec!["--view", "0,0,0"], "not a direction"),
     ] {

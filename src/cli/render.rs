@@ -3,6 +3,7 @@
 use super::{BackendChoice, make_renderer};
 use anyhow::{Result, bail};
 use clap::ValueEnum;
+use crease::render::SUPERSAMPLE;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -122,19 +123,30 @@ pub enum ColourChoice {
     Bend,
 }
 
-/// `WIDTHxHEIGHT`.
+/// `WIDTHxHEIGHT`, each side at most [`MAX_SIDE`].
 fn parse_size(size: &str) -> crease::Result<(u32, u32)> {
-    let bad = || crease::Error::Argument {
+    let bad = |why: String| crease::Error::Argument {
         arg: "--size".into(),
-        message: format!("{size:?} is not WIDTHxHEIGHT (e.g. 1024x768)"),
+        message: format!("{size:?} {why}"),
     };
-    let (w, h) = size.split_once('x').ok_or_else(bad)?;
+    let form = || bad("is not WIDTHxHEIGHT (e.g. 1024x768)".into());
+    let (w, h) = size.split_once('x').ok_or_else(form)?;
     let (w, h): (u32, u32) = (
-        w.trim().parse().map_err(|_| bad())?,
-        h.trim().parse().map_err(|_| bad())?,
+        w.trim().parse().map_err(|_| form())?,
+        h.trim().parse().map_err(|_| form())?,
     );
-    if w == 0 || h == 0 || w > 16384 || h > 16384 {
-        return Err(bad());
+    if w == 0 || h == 0 {
+        return Err(form());
+    }
+    if w > MAX_SIDE || h > MAX_SIDE {
+        return Err(bad(format!(
+            "is too large: at most {MAX_SIDE} a side (drawn {SUPERSAMPLE}x supersampled, {} pixels, the \
+             largest texture most GPUs draw)",
+            MAX_SIDE * SUPERSAMPLE
+        )));
     }
     Ok((w, h))
 }
+
+/// The largest picture side: 16384 pixels supersampled.
+const MAX_SIDE: u32 = 16384 / SUPERSAMPLE;

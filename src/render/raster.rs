@@ -11,11 +11,11 @@ use glam::{Mat4, Vec3, Vec4};
 /// Draws `picture` at `width x height` (after the supersampling).
 pub fn draw(picture: &Picture, frame: &Frame, width: u32, height: u32) -> Image {
     let (w, h) = (width * SUPERSAMPLE, height * SUPERSAMPLE);
-    let mut rgba = vec![255u8; (w * h * 4) as usize];
+    let mut rgba = vec![255u8; w as usize * h as usize * 4];
     for px in rgba.chunks_exact_mut(4) {
         px[..3].copy_from_slice(&BACKGROUND);
     }
-    let mut depth = vec![1.0f32; (w * h) as usize];
+    let mut depth = vec![1.0f32; w as usize * h as usize];
     let view_proj = Mat4::from_cols_array_2d(&frame.view_proj);
     let clip: Vec<Vec4> = picture.positions.iter().map(|p| view_proj * p.extend(1.0)).collect();
     for face in &picture.faces {
@@ -57,7 +57,7 @@ pub fn draw(picture: &Picture, frame: &Frame, width: u32, height: u32) -> Image 
                     continue;
                 }
                 let z = b[0] * ndc[0].z + b[1] * ndc[1].z + b[2] * ndc[2].z;
-                let k = (y as u32 * w + x as u32) as usize;
+                let k = y as usize * w as usize + x as usize;
                 // Kept when nearer (NaN never is), as the GPU's Less test.
                 if z.partial_cmp(&depth[k]) != Some(std::cmp::Ordering::Less) || z < 0.0 {
                     continue;
