@@ -89,6 +89,20 @@ fn zero_and_negative_time_step() {
     }
 }
 
+/// A phase of more steps than any run can take (a vanishing dt or an
+/// astronomical duration) is refused by name, not run until the step
+/// counter saturates.
+#[test]
+fn a_phase_of_too_many_steps() {
+    for set in ["dt=1e-300", "timeline.settle.duration=1e300"] {
+        let e = error_of(&base(), &[set]);
+        assert!(
+            e.contains("timeline[0] (settle).duration") && e.contains("more than 1e9"),
+            "{set}: {e}"
+        );
+    }
+}
+
 #[test]
 fn bad_solver_settings() {
     let e = error_of(&base(), &["solver.tolerance=2"]);

@@ -352,6 +352,17 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
             ));
         }
         positive(&field("duration"), p.duration, " of seconds")?;
+        let steps = p.duration / f.dt;
+        if steps > MAX_PHASE_STEPS {
+            return Err(err(
+                &field("duration"),
+                format!(
+                    "is {steps:.3e} steps of dt = {:?} s, more than {MAX_PHASE_STEPS:.0e}: shorten the phase or \
+                     lengthen dt",
+                    f.dt
+                ),
+            ));
+        }
         if !(p.material_time.is_finite() && p.material_time >= 0.0) {
             return Err(err(
                 &field("material_time"),
@@ -484,6 +495,10 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
 /// The seconds between output frames: `frame_interval` or `1 / fps` (not
 /// both), a whole number of steps of `dt`, else an error (field, message)
 /// that says which `dt` would fit.
+/// The most steps a phase may take: a billion, days of computing at any
+/// size (and a step count that still fits every counter).
+const MAX_PHASE_STEPS: f64 = 1e9;
+
 fn output_interval(o: &OutputSpec, dt: f64) -> std::result::Result<f64, (&'static str, String)> {
     let (field, interval) = match (o.frame_interval, o.fps) {
         (Some(_), Some(_)) => {
