@@ -103,6 +103,20 @@ fn a_phase_of_too_many_steps() {
     }
 }
 
+/// Phase and handle names go into metrics.csv: a comma, quote or newline
+/// in one is refused by name, not written as rows of the wrong width.
+#[test]
+fn names_that_metrics_csv_cannot_carry() {
+    let mut v = base();
+    v["timeline"][0]["name"] = "set\ntle".into();
+    let e = error_of(&v, &[]);
+    assert!(e.contains("timeline[0].name") && e.contains("'\\n'"), "{e}");
+    let mut v = base();
+    v["handles"] = serde_json::json!({ "top,left": { "select": { "side": "top" } } });
+    let e = error_of(&v, &[]);
+    assert!(e.contains("handles.top,left") && e.contains("','"), "{e}");
+}
+
 #[test]
 fn bad_solver_settings() {
     let e = error_of(&base(), &["solver.tolerance=2"]);

@@ -257,6 +257,7 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
 
     let mut handles = Vec::new();
     for (hname, spec) in &f.handles {
+        csv_name("a handle", hname).map_err(|m| err(&format!("handles.{hname}"), m))?;
         let field = format!("handles.{hname}.select");
         let vertices = select(&cloth.mesh, &spec.select).map_err(|m| err(&field, m))?;
         if vertices.is_empty() {
@@ -351,6 +352,7 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
                 format!("phase names must be unique and non-empty, got `{}`", p.name),
             ));
         }
+        csv_name("a phase", &p.name).map_err(|m| err(&format!("timeline[{i}].name"), m))?;
         positive(&field("duration"), p.duration, " of seconds")?;
         let steps = p.duration / f.dt;
         if steps > MAX_PHASE_STEPS {
@@ -495,6 +497,20 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
 /// The seconds between output frames: `frame_interval` or `1 / fps` (not
 /// both), a whole number of steps of `dt`, else an error (field, message)
 /// that says which `dt` would fit.
+/// A name that metrics.csv carries as a value or in a column's name (a
+/// phase, a handle): no comma, quote or control character, which would
+/// split or break its rows.
+fn csv_name(what: &str, name: &str) -> std::result::Result<(), String> {
+    match name.chars().find(|c| matches!(c, ',' | '"') || c.is_control()) {
+        Some(c) => Err(format!(
+            "{what}'s name `{}` holds {c:?}, which metrics.csv cannot carry: rename it without commas, quotes \
+             or control characters",
+            name.escape_debug()
+        )),
+        None => Ok(()),
+    }
+}
+
 /// The most steps a phase may take: a billion, days of computing at any
 /// size (and a step count that still fits every counter).
 const MAX_PHASE_STEPS: f64 = 1e9;
