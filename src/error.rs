@@ -34,12 +34,10 @@ pub enum Error {
     /// metrics.csv), or an output that cannot be produced.
     #[error("{}: {message}", path.display())]
     File { path: PathBuf, message: String },
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    /// The OS's error is part of the message, not a source: printed with
+    /// its chain (`{:#}`), a source would say it twice.
+    #[error("{}: {error}", path.display())]
+    Io { path: PathBuf, error: std::io::Error },
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
@@ -60,10 +58,10 @@ impl Error {
         }
     }
 
-    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+    pub fn io(path: impl Into<PathBuf>, error: std::io::Error) -> Self {
         Error::Io {
             path: path.into(),
-            source,
+            error,
         }
     }
 }

@@ -633,3 +633,49 @@ fn rust_log_shows_wgpus_diagnostics() {
     assert!(logged.contains("wgpu_core"), "{logged}");
     assert!(!quiet.contains("wgpu_core"), "{quiet}");
 }
+
+/// An output of the wrong kind is refused before any work, naming the
+/// option; an OS error is said once, with the path.
+#[test]
+fn outputs_of_the_wrong_kind_name_their_option() {
+    let out = temp("outputs");
+    std::fs::create_dir_all(&out).unwrap();
+    let file = out.join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let (f, d) = (file.to_str().unwrap(), out.to_str().unwrap());
+    let cpu = ["--backend", "cpu"];
+    for (args, expect) in [
+        ([&["run", "hang", "--out", f][..], &cpu].concat(), "argument --out: "),
+        (
+            [&["experiment", "twist-flatten", "--out", f][..], &cpu].concat(),
+            "argument --out: ",
+        ),
+        ([&["render", d, "--out", d][..], &cpu].concat(), "argument --out: "),
+        (vec!["plot", d, "--out", d], "argument --out: "),
+        (
+            [
+                &["bench", "twist", "--vertices", "1000", "--steps", "1", "--json", d][..],
+                &cpu,
+            ]
+            .concat(),
+            "argument --json: ",
+        ),
+    ] {
+        let o = crease(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success() && err.contains(expect), "{args:?}: {err}");
+    }
+    let inside = file.join("run");
+    let o = crease(&[
+        "run",
+        "hang",
+        "--backend",
+        "cpu",
+        "--quiet",
+        "--out",
+        inside.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.matches("os error").count() == 1, "{err}");
+    std::fs::remove_dir_all(&out).ok();
+}

@@ -49,6 +49,9 @@ pub fn bench(which: BenchKind) -> Result<()> {
             if steps == 0 {
                 bail!("argument --steps: must be at least 1");
             }
+            if let Some(path) = &json {
+                super::check_output("--json", path, false)?;
+            }
             let backends = match backend {
                 BackendChoice::Both => vec![BackendChoice::Cpu, BackendChoice::Gpu],
                 other => vec![resolve(other)],
@@ -76,7 +79,7 @@ pub fn bench(which: BenchKind) -> Result<()> {
                 };
                 let v = serde_json::json!({ "backend": name, "rows": rows });
                 crease::util::write_atomic(&path, serde_json::to_string_pretty(&v)?.as_bytes())
-                    .with_context(|| format!("writing {}", path.display()))?;
+                    .context("argument --json")?;
             }
         }
     }

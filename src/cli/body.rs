@@ -37,6 +37,7 @@ pub fn body(args: BodyArgs) -> Result<()> {
             args.hold
         );
     }
+    super::check_output("--out", &args.out, true)?;
     let timing = Timing {
         ramp: args.ramp,
         hold: args.hold,

@@ -32,6 +32,7 @@ pub fn experiment(args: ExperimentArgs) -> Result<()> {
     } = args;
     let exp = crease::experiment::find(&name)?;
     let out_dir = out.unwrap_or_else(|| PathBuf::from("out").join(&name));
+    super::check_output("--out", &out_dir, true)?;
     let count = exp.variants.len();
     // Resolved once, not per variant (each would probe the GPU).
     let backend = resolve(backend);

@@ -71,6 +71,24 @@ pub fn resolve(choice: BackendChoice) -> BackendChoice {
     backend
 }
 
+/// An output named by option `arg`, checked before any work: a folder
+/// (`folder`) must not be an existing file, a file not an existing folder.
+pub fn check_output(arg: &str, path: &std::path::Path, folder: bool) -> Result<()> {
+    if folder && path.exists() && !path.is_dir() {
+        bail!(
+            "argument {arg}: {} is a file; give a folder (created if missing)",
+            path.display()
+        );
+    }
+    if !folder && path.is_dir() {
+        bail!(
+            "argument {arg}: {} is a folder; give a file's path in it",
+            path.display()
+        );
+    }
+    Ok(())
+}
+
 /// Option `arg`, when given, is a positive number of seconds.
 pub fn check_seconds(arg: &str, value: Option<f64>) -> Result<()> {
     if let Some(t) = value.filter(|t| !(t.is_finite() && *t > 0.0)) {

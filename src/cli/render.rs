@@ -46,6 +46,9 @@ pub fn render(args: RenderArgs) -> Result<()> {
         no_obstacles,
     } = args;
     let (width, height) = parse_size(&size)?;
+    if let Some(out) = &out {
+        super::check_output("--out", out, false)?;
+    }
     let source = crease::render::source::load(&path, frame)?;
     let scene = match no_obstacles || !path.is_dir() {
         true => None,
@@ -110,6 +113,9 @@ pub struct PlotArgs {
 
 pub fn plot(args: PlotArgs) -> Result<()> {
     let PlotArgs { dir, out, columns } = args;
+    if let Some(out) = &out {
+        super::check_output("--out", out, false)?;
+    }
     let path = crease::plot::plot_run(&dir, out.as_deref(), &columns)?;
     println!("wrote {}", path.display());
     Ok(())

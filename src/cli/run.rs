@@ -1,6 +1,6 @@
 //! `crease run` and `crease resume`: a scene to disk, with a progress bar and Ctrl-C checkpoints.
 
-use super::{BackendChoice, check_seconds, make_backend};
+use super::{BackendChoice, check_output, check_seconds, make_backend};
 use anyhow::{Result, bail};
 use crease::output::{self, Checkpoint, Progress, RunOptions, SceneKey};
 use crease::scene::{self};
@@ -58,6 +58,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     check_seconds("--until", until)?;
     check_seconds("--checkpoint-every", checkpoint_every)?;
     let out_dir = out.unwrap_or_else(|| PathBuf::from("out").join(&scene.name));
+    check_output("--out", &out_dir, true)?;
     let backend = make_backend(backend, &scene)?;
     let mut sim = Simulation::new(scene, backend);
     let scene_key = SceneKey::new(&sim.scene, name, &set);

@@ -67,10 +67,7 @@ impl Fit {
 /// number in the file and one value per header column. Errors name the file
 /// and the line.
 pub(crate) fn read_csv(path: &Path, header: &[&str]) -> Result<Vec<(usize, Vec<f64>)>> {
-    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
     let bad = |line: usize, message: String| Error::File {
         path: path.to_path_buf(),
         message: format!("line {line}: {message}"),
