@@ -204,13 +204,13 @@ fn check_and_scenes_describe_without_running() {
         "{text}"
     );
     assert!(
-        text.contains("bending: discrete-shell model on the angle strain, friction dwell (stiffness 0.00001"),
+        text.contains("bending: discrete-shell model on the angle strain, friction dwell (stiffness 1e-5"),
         "{text}"
     );
     let o = crease(&["check", "miguel-unroll"]);
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(
-        text.contains("on the curvature strain, friction dahl (a 0.000512, b 0.000015, tau 29.9)")
+        text.contains("on the curvature strain, friction dahl (a 0.000512, b 1.5e-5, tau 29.9)")
             && text.contains("starts deformed"),
         "{text}"
     );

@@ -3,6 +3,7 @@
 use anyhow::Result;
 use crease::collide::Surface;
 use crease::model::channel::{Channel, FrictionModel, PlasticModel};
+use crease::scene::schema::Motion;
 use crease::scene::{self, Action, ObstacleAction, Scene};
 
 #[derive(clap::Args)]
@@ -34,10 +35,10 @@ fn print_scene(s: &Scene) {
         println!("  {}", s.description);
     }
     println!(
-        "  dt {} s, gravity {:?}, solver tolerance {} max {} iterations, {}",
-        s.dt,
-        s.gravity.to_array(),
-        s.solver.tolerance,
+        "  dt {} s, gravity {}, solver tolerance {} max {} iterations, {}",
+        num(s.dt),
+        vec3(s.gravity.to_array()),
+        num(s.solver.tolerance),
         s.solver.max_iterations,
         match s.solver.contact_solves {
             0 => "no resting contacts".to_string(),
@@ -63,16 +64,30 @@ fn print_scene(s: &Scene) {
     let m = &c.material;
     println!(
         "  material: density {} kg/m^2, bending {} N m, stretching k11 {} k12 {} k22 {} k33 {} N/m; damping {} s",
-        m.density, m.bending, m.stretching.k11, m.stretching.k12, m.stretching.k22, m.stretching.k33, c.damping
+        num(m.density),
+        num(m.bending),
+        num(m.stretching.k11),
+        num(m.stretching.k12),
+        num(m.stretching.k22),
+        num(m.stretching.k33),
+        num(c.damping)
     );
     // Enum values as scenes spell them.
     let name = |v: serde_json::Value| v.as_str().unwrap_or("?").to_string();
     let friction = |model: FrictionModel, ch: &Channel| match model {
         FrictionModel::Dwell => format!(
             "dwell (stiffness {}, eps_0 {}, eps_inf {}, tau {} s)",
-            ch.dwell.stiffness, ch.dwell.eps_0, ch.dwell.eps_inf, ch.dwell.tau
+            num(ch.dwell.stiffness),
+            num(ch.dwell.eps_0),
+            num(ch.dwell.eps_inf),
+            num(ch.dwell.tau)
         ),
-        FrictionModel::Dahl => format!("dahl (a {}, b {}, tau {})", ch.dahl.a, ch.dahl.b, ch.dahl.tau),
+        FrictionModel::Dahl => format!(
+            "dahl (a {}, b {}, tau {})",
+            num(ch.dahl.a),
+            num(ch.dahl.b),
+            num(ch.dahl.tau)
+        ),
         FrictionModel::None => "none".to_string(),
     };
     let plastic = |model: PlasticModel| name(serde_json::json!(model));
@@ -95,7 +110,9 @@ fn print_scene(s: &Scene) {
     if sc.enabled {
         println!(
             "  self-collision: thickness {} m, stiffness {} N/m, friction {}",
-            sc.thickness, sc.stiffness, sc.friction
+            num(sc.thickness),
+            num(sc.stiffness),
+            num(sc.friction)
         );
     } else {
         println!("  self-collision: off");
@@ -105,9 +122,9 @@ fn print_scene(s: &Scene) {
             .torque_axis
             .map(|a| {
                 format!(
-                    ", torque about {:?} through {:?}",
-                    a.direction.to_array(),
-                    a.point.to_array()
+                    ", torque about {} through {}",
+                    vec3(a.direction.to_array()),
+                    vec3(a.point.to_array())
                 )
             })
             .unwrap_or_default();
@@ -125,7 +142,7 @@ fn print_scene(s: &Scene) {
                 g.dims[0],
                 g.dims[1],
                 g.dims[2],
-                g.cell,
+                num(g.cell),
                 g.bytes() as f64 / (1 << 20) as f64
             ),
             Surface::Sequence(q) => format!(
@@ -133,17 +150,17 @@ fn print_scene(s: &Scene) {
                 q.mesh.vertices,
                 q.faces.len(),
                 q.frames.len(),
-                q.fps,
+                num(q.fps),
                 q.duration(),
                 if q.looped { ", looped" } else { ", then held" },
-                q.reach
+                num(q.reach)
             ),
         };
         println!(
             "  obstacle {}: friction {}, thickness {} m, {surface}{}",
             o.name,
-            o.friction,
-            o.thickness,
+            num(o.friction),
+            num(o.thickness),
             if o.enabled { "" } else { ", added later" }
         );
     }
@@ -156,7 +173,7 @@ fn print_scene(s: &Scene) {
                 a.as_ref().map(|a| match a {
                     Action::Hold => format!("{} hold", h.name),
                     Action::Release => format!("{} release", h.name),
-                    Action::Move(m) => format!("{} move {:?}", h.name, m),
+                    Action::Move(m) => format!("{} {}", h.name, motion(m)),
                 })
             })
             .collect();
@@ -165,15 +182,15 @@ fn print_scene(s: &Scene) {
                 ObstacleAction::Hold => format!("{} hold", o.name),
                 ObstacleAction::Remove => format!("{} remove", o.name),
                 ObstacleAction::Add => format!("{} add", o.name),
-                ObstacleAction::Move(m) => format!("{} move {:?}", o.name, m),
+                ObstacleAction::Move(m) => format!("{} {}", o.name, motion(m)),
             })
         }));
         println!(
             "  phase {}: {} steps ({} s), material time {} s{}",
             p.name,
             p.steps,
-            p.steps as f64 * s.dt,
-            p.material_time,
+            num(p.steps as f64 * s.dt),
+            num(p.material_time),
             if actions.is_empty() {
                 String::new()
             } else {
@@ -191,9 +208,44 @@ fn print_scene(s: &Scene) {
         .collect();
     println!(
         "  output every {} s ({} steps, {} frames a second) as {}",
-        s.frame_interval,
+        num(s.frame_interval),
         s.frame_steps(),
-        1.0 / s.frame_interval,
+        num(1.0 / s.frame_interval),
         formats.join(" and ")
     );
+}
+
+/// A number as a person writes it: to 9 significant digits, in exponent
+/// form when very large or small (`0.7`, not `0.7000000000000001`; `1e308`,
+/// not 309 digits).
+fn num(x: f64) -> String {
+    match format!("{x:.8e}").parse::<f64>() {
+        Ok(r) if r.fract() == 0.0 && r.abs() < 1e15 => format!("{r:.0}"),
+        Ok(r) => format!("{r:?}"),
+        Err(_) => x.to_string(),
+    }
+}
+
+fn vec3(v: [f64; 3]) -> String {
+    format!("[{}, {}, {}]", num(v[0]), num(v[1]), num(v[2]))
+}
+
+/// A handle's or obstacle's motion over a phase.
+fn motion(m: &Motion) -> String {
+    let mut parts = Vec::new();
+    if let Some(t) = m.translate {
+        parts.push(format!("moves by {} m", vec3(t)));
+    }
+    if let Some(r) = &m.rotate {
+        parts.push(format!(
+            "turns {} rad about {} through {}",
+            num(r.angle),
+            vec3(r.axis),
+            vec3(r.point)
+        ));
+    }
+    match parts.is_empty() {
+        true => "holds still".to_string(),
+        false => parts.join(" and "),
+    }
 }
