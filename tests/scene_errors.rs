@@ -175,6 +175,20 @@ fn invalid_json_names_the_line() {
     assert!(e.contains("broken.json") && e.contains("line 3"), "{e}");
 }
 
+/// serde_json keeps the last of a repeated key: a scene that says `dt`
+/// twice, or names two handles alike, is refused at the second.
+#[test]
+fn a_repeated_key_is_refused() {
+    let text = "{\n \"dt\": 0.001,\n \"dt\": 0.002\n}";
+    let e = scene::parse("twice.json", "t", text, Path::new("."), &[])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("twice.json: line 3") && e.contains("`dt` appears twice"),
+        "{e}"
+    );
+}
+
 #[test]
 fn bad_obstacles_are_named() {
     let with = |obstacle: serde_json::Value| {

@@ -9,6 +9,7 @@ mod overrides;
 mod resolve;
 pub mod roll;
 pub mod schema;
+mod strict_json;
 mod usd_body;
 
 pub use resolve::{Attach, Axis, Handle, Phase, Scene, Sticking};
@@ -89,12 +90,11 @@ pub fn load(source: &str, overrides: &[String]) -> Result<Scene> {
 /// Parses scene JSON text. `label` names the source in messages; `base` is the
 /// folder relative paths in the scene are resolved against.
 pub fn parse(label: &str, name: &str, text: &str, base: &Path, overrides: &[String]) -> Result<Scene> {
-    let mut value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
-        Error::scene(
-            label,
-            format!("line {} column {}", e.line(), e.column()),
-            format!("invalid JSON: {e}"),
-        )
+    let mut value = strict_json::parse(text).map_err(|e| {
+        let at = format!("line {} column {}", e.line(), e.column());
+        let message = e.to_string();
+        let message = message.strip_suffix(&format!(" at {at}")).unwrap_or(&message);
+        Error::scene(label, at.clone(), format!("invalid JSON: {message}"))
     })?;
     for spec in overrides {
         overrides::apply(&mut value, spec)?;
