@@ -143,6 +143,31 @@ fn nan_parameter() {
     assert!(e.contains("cloth.material.stretching"), "{e}");
 }
 
+/// A 2 m square whose UV map is packed into 0..1, as Blender writes it:
+/// taken as metres it would start the cloth at twice its rest lengths, so
+/// it is refused, naming the uv_scale that fits (2); with that it loads.
+#[test]
+fn a_uv_map_not_in_metres_is_refused_with_the_scale_that_fits() {
+    let mut v = base();
+    v["cloth"]["mesh"] = serde_json::json!({ "obj": { "path": "square.obj" } });
+    v["handles"] = serde_json::json!({ "pin": { "select": { "indices": [0] } } });
+    let square = "v 0 0 0\nv 2 0 0\nv 2 2 0\nv 0 2 0\nvt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nf 1/1 2/2 3/3 4/4\n";
+    let e = error_with_file(&v, "square.obj", square);
+    assert!(
+        e.contains("cloth.mesh.obj.uv_scale")
+            && e.contains("stretched to 2.00")
+            && e.contains("set uv_scale to 2.0000"),
+        "{e}"
+    );
+    let dir = std::env::temp_dir().join(format!("crease-uv-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("square.obj"), square).unwrap();
+    let sets = ["cloth.mesh.obj.uv_scale=2".to_string()];
+    let loaded = scene::parse("test.json", "test", &v.to_string(), &dir, &sets);
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(loaded.is_ok(), "{:?}", loaded.err());
+}
+
 #[test]
 fn non_manifold_obj() {
     let mut v = base();
