@@ -679,3 +679,43 @@ fn outputs_of_the_wrong_kind_name_their_option() {
     assert!(!o.status.success() && err.matches("os error").count() == 1, "{err}");
     std::fs::remove_dir_all(&out).ok();
 }
+
+/// A new run into a folder that holds an older one replaces it whole: the
+/// older run's later frames and its checkpoint go (a render would draw the
+/// one, a resume continue the other), and files crease did not write stay.
+#[test]
+fn a_run_into_an_old_folder_never_mixes_with_it() {
+    let out = temp("mix");
+    let dir = out.to_str().unwrap();
+    let run = |until: &str, extra: &[&str]| {
+        let o = crease(
+            &[
+                &[
+                    "run",
+                    "hang",
+                    "--backend",
+                    "cpu",
+                    "--quiet",
+                    "--out",
+                    dir,
+                    "--until",
+                    until,
+                ][..],
+                extra,
+            ]
+            .concat(),
+        );
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    run("0.1", &["--checkpoint-every", "0.05"]);
+    std::fs::write(out.join("notes.txt"), "mine").unwrap();
+    assert!(out.join("checkpoint.json").exists() && out.join("frames/00005.obj").exists());
+    run("0.04", &[]);
+    let frames = std::fs::read_dir(out.join("frames")).unwrap().count();
+    assert_eq!(frames, 3, "frames 0, 1, 2 only");
+    assert!(!out.join("checkpoint.json").exists());
+    assert_eq!(std::fs::read_to_string(out.join("notes.txt")).unwrap(), "mine");
+    let metrics = std::fs::read_to_string(out.join("metrics.csv")).unwrap();
+    assert_eq!(metrics.lines().count(), 4);
+    std::fs::remove_dir_all(&out).ok();
+}

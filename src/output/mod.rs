@@ -151,6 +151,9 @@ pub struct RunOptions {
 /// `out_dir/frames/NNNNN.obj` (frame 0 = initial state), `metrics.csv` and
 /// `summary.json`. Returns the summary.
 pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Progress)) -> Result<Value> {
+    if opts.resume.is_none() {
+        clear_previous(&opts.out_dir)?;
+    }
     let frames = match sim.scene.formats.contains(&Format::Obj) {
         true => opts.out_dir.join("frames"),
         false => opts.out_dir.clone(),
@@ -376,6 +379,43 @@ pub fn dump_state(out_dir: &Path, sim: &Simulation) -> Result<()> {
 }
 
 /// The path of output frame `k` under `out_dir`.
+/// Removes what an earlier run left in `out_dir` (its frames, metrics,
+/// summary, checkpoint, state dumps, USD and run.json), so that a new run
+/// into the folder never mixes with it: a shorter run would leave the
+/// older one's later frames, which `crease render` draws, and its
+/// checkpoint, which `crease resume` would continue. Nothing else there is
+/// touched.
+fn clear_previous(out_dir: &Path) -> Result<()> {
+    let remove = |path: PathBuf| match std::fs::remove_file(&path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io(&path, e)),
+        _ => Ok(()),
+    };
+    let frames = out_dir.join("frames");
+    if let Ok(entries) = std::fs::read_dir(&frames) {
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let frame = name
+                .strip_suffix(".obj")
+                .is_some_and(|n| n.len() >= 5 && n.bytes().all(|b| b.is_ascii_digit()));
+            if frame {
+                remove(entry.path())?;
+            }
+        }
+    }
+    for name in [
+        "metrics.csv",
+        "summary.json",
+        "run.json",
+        "state_hinges.csv",
+        "state_faces.csv",
+        usd::FILE,
+        usd::FRAMES,
+    ] {
+        remove(out_dir.join(name))?;
+    }
+    remove(Checkpoint::path(out_dir))
+}
+
 pub fn frame_path(out_dir: &Path, k: usize) -> PathBuf {
     out_dir.join("frames").join(format!("{k:05}.obj"))
 }
