@@ -272,6 +272,7 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
         if sim.steps().is_multiple_of(frame_steps) || sim.steps() == total_steps || sim.done() {
             frame += 1;
             row = row_now(sim, acc, &info.report, &reactions)?;
+            blown_up(sim, &row)?;
             write_frame(sim, &row, frame, &mut csv, &mut usd)?;
             acc = (0, 0.0, 0);
             let stopping = sim.steps() == total_steps && !sim.done();
@@ -379,6 +380,29 @@ pub fn dump_state(out_dir: &Path, sim: &Simulation) -> Result<()> {
 }
 
 /// The path of output frame `k` under `out_dir`.
+/// An edge past this strain (three times its rest length) is a simulation
+/// that blew up, not cloth: woven cloth tears at a few tens of percent.
+const BLOWN_UP: f64 = 2.0;
+
+/// Stops a run whose cloth blew up (finite but absurd: the backends stop
+/// non-finite states themselves) before its frame is written.
+fn blown_up(sim: &Simulation, row: &MetricsRow) -> Result<()> {
+    let strain = row.measures.max_edge_strain;
+    if strain <= BLOWN_UP {
+        return Ok(());
+    }
+    Err(Error::Step(format!(
+        "step {} (t = {:.4} s, phase {}): the cloth blew up: an edge is {:.1} times its rest length (kinetic energy \
+         {:.3e} J); the frames before this one are written. Reduce dt, or raise cloth.damping, or use integrator \
+         \"backward-euler\"",
+        sim.steps(),
+        sim.time(),
+        sim.phase_name(),
+        1.0 + strain,
+        row.measures.kinetic_energy
+    )))
+}
+
 /// Removes what an earlier run left in `out_dir` (its frames, metrics,
 /// summary, checkpoint, state dumps, USD and run.json), so that a new run
 /// into the folder never mixes with it: a shorter run would leave the
