@@ -226,19 +226,13 @@ pub fn step(exec: &mut impl Executor, input: &StepInput) -> Result<StepReport> {
     Ok(report)
 }
 
-/// The right-hand side, the prescribed rows and the solve, with the
-/// vertices resting on obstacles held (`to_targets`: the step's first
-/// solve; the mixed scheme's second holds the pinned vertices still and has
-/// no contacts). A contact whose reaction pulls is released and the system
-/// solved again, at most `solver.contact_solves` times (Baraff & Witkin
-/// 1998 §5). Returns the solve and how many resting contacts it kept.
 /// The least reference residual the solve's tolerance is taken of: the
 /// impulse gravity gives the unpinned vertices over the solve's step,
 /// `h |g| |m|`. A cloth at rest balances its weight, so its reference
 /// residual vanishes, and a tolerance relative to that alone chases
-/// round-off (a 561-vertex strip hanging still took 1100 iterations a
-/// step); this stops once the forces left unbalanced are `tolerance` of
-/// the cloth's weight. Without gravity it is 0.
+/// round-off (a damped 561-vertex strip hanging still took 950
+/// iterations a step); this stops once the forces left unbalanced are
+/// `tolerance` of the cloth's weight. Without gravity it is 0.
 pub fn residual_floor(mass: &[f64], input: &StepInput, scales: &Scales) -> f64 {
     let mut free = vec![true; mass.len()];
     for &p in input.pinned {
@@ -248,6 +242,12 @@ pub fn residual_floor(mass: &[f64], input: &StepInput, scales: &Scales) -> f64 {
     scales.dt * input.gravity.length() * m2.sqrt()
 }
 
+/// The right-hand side, the prescribed rows and the solve, with the
+/// vertices resting on obstacles held (`to_targets`: the step's first
+/// solve; the mixed scheme's second holds the pinned vertices still and has
+/// no contacts). A contact whose reaction pulls is released and the system
+/// solved again, at most `solver.contact_solves` times (Baraff & Witkin
+/// 1998 §5). Returns the solve and how many resting contacts it kept.
 fn solve_with_contacts(
     exec: &mut impl Executor,
     input: &StepInput,
