@@ -103,6 +103,32 @@ fn a_phase_of_too_many_steps() {
     }
 }
 
+/// Sizes are checked before anything is allocated: a grid or cylinder
+/// past 2^24 vertices (or whose count overflows) is refused by field, where
+/// it aborted allocating 240 GB.
+#[test]
+fn a_mesh_too_large_to_allocate_is_refused() {
+    for set in [
+        "cloth.mesh.grid.resolution=[100000, 100000]",
+        "cloth.mesh.grid.resolution=[18446744073709551615, 2]",
+    ] {
+        let e = error_of(&base(), &[set]);
+        assert!(
+            e.contains("cloth.mesh.grid.resolution") && e.contains("more than the 16777216"),
+            "{e}"
+        );
+    }
+    let mut v = base();
+    v["cloth"]["mesh"] =
+        serde_json::json!({ "cylinder": { "radius": 0.1, "height": 0.1, "rings": 100000, "segments": 100000 } });
+    v["handles"] = serde_json::json!({ "top": { "select": { "ring": "top" } } });
+    let e = error_of(&v, &[]);
+    assert!(
+        e.contains("cloth.mesh.cylinder") && e.contains("10000000000 vertices"),
+        "{e}"
+    );
+}
+
 /// Phase and handle names go into metrics.csv: a comma, quote or newline
 /// in one is refused by name, not written as rows of the wrong width.
 #[test]

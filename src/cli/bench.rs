@@ -52,6 +52,12 @@ pub fn bench(which: BenchKind) -> Result<()> {
             if let Some(path) = &json {
                 super::check_output("--json", path, false)?;
             }
+            if let Some(v) = vertices.iter().find(|&&v| v as u64 > crease::mesh::MAX_VERTICES) {
+                bail!(
+                    "argument --vertices: {v} is more than the {} vertices a cloth may have",
+                    crease::mesh::MAX_VERTICES
+                );
+            }
             let backends = match backend {
                 BackendChoice::Both => vec![BackendChoice::Cpu, BackendChoice::Gpu],
                 other => vec![resolve(other)],

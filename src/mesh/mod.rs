@@ -13,6 +13,11 @@ pub use topology::{Csr, Hinge, Topology};
 use glam::{DVec2, DVec3};
 use std::collections::BTreeMap;
 
+/// The most vertices a generated cloth may have: 2^24, a run that needs
+/// tens of GB on the CPU and most of a large GPU. Sizes from a scene are
+/// checked against it before anything is allocated.
+pub const MAX_VERTICES: u64 = 1 << 24;
+
 /// A triangle mesh with optional material coordinates.
 #[derive(Clone, Debug)]
 pub struct TriMesh {

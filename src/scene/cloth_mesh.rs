@@ -30,6 +30,13 @@ pub(super) fn build_mesh(label: &str, spec: &MeshSpec, base: &Path) -> Result<Tr
             if !origin.is_finite() {
                 return Err(err("cloth.mesh.grid.origin", "must be finite".into()));
             }
+            let vertices = (g.resolution[0] as u128 + 1) * (g.resolution[1] as u128 + 1);
+            if vertices > mesh::MAX_VERTICES as u128 {
+                return Err(err(
+                    "cloth.mesh.grid.resolution",
+                    too_many(vertices, g.resolution[0], g.resolution[1]),
+                ));
+            }
             let axes = g.plane.axes();
             let (nx, ny) = (g.resolution[0], g.resolution[1]);
             Ok(mesh::grid(g.size[0], g.size[1], nx, ny, g.pattern, origin, axes))
@@ -46,6 +53,10 @@ pub(super) fn build_mesh(label: &str, spec: &MeshSpec, base: &Path) -> Result<Tr
                     "cloth.mesh.cylinder",
                     format!("needs rings >= 2 and segments >= 3, got {} and {}", c.rings, c.segments),
                 ));
+            }
+            let vertices = c.rings as u128 * c.segments as u128;
+            if vertices > mesh::MAX_VERTICES as u128 {
+                return Err(err("cloth.mesh.cylinder", too_many(vertices, c.rings, c.segments)));
             }
             Ok(mesh::cylinder(c.radius, c.height, c.rings, c.segments))
         }
@@ -85,6 +96,13 @@ pub(super) fn build_mesh(label: &str, spec: &MeshSpec, base: &Path) -> Result<Tr
             Ok(m)
         }
     }
+}
+
+fn too_many(vertices: u128, a: usize, b: usize) -> String {
+    format!(
+        "{a} x {b} makes {vertices} vertices, more than the {} a cloth may have: use a coarser mesh",
+        mesh::MAX_VERTICES
+    )
 }
 
 /// An OBJ's texture coordinates are the cloth's rest shape in metres: their
