@@ -83,10 +83,16 @@ impl Cloth {
                 None => own_rest_shape(face.map(|v| mesh.positions[v as usize]), warp),
             };
             let rest = MembraneRest::new(uv).ok_or_else(|| {
+                let x = face.map(|v| mesh.positions[v as usize]);
+                let area = (x[1] - x[0]).cross(x[2] - x[0]).length() + (uv[1] - uv[0]).perp_dot(uv[2] - uv[0]);
+                let why = match area.is_finite() {
+                    true => "has (near) zero rest area: remove or repair the degenerate triangle",
+                    false => "has a rest area too large for the numbers (coordinates are metres): scale the mesh down",
+                };
                 Error::mesh(
                     &mesh.name,
                     format!(
-                        "{} (vertices {}, {}, {}) has (near) zero rest area: remove or repair the degenerate triangle",
+                        "{} (vertices {}, {}, {}) {why}",
                         mesh.face_label(f),
                         face[0] + 1,
                         face[1] + 1,
@@ -245,5 +251,18 @@ mod tests {
             e.contains("triangle 1 (vertices") && e.contains("zero rest area"),
             "{e}"
         );
+    }
+
+    /// A face whose area overflows (coordinates of 1e200 m) is said to be
+    /// too large, not degenerate.
+    #[test]
+    fn an_overflowing_face_is_too_large_not_degenerate() {
+        let mut mesh = grid(0.5, 0.2, 2, 1, Pattern::Regular, DVec3::ZERO, (DVec3::X, DVec3::Y));
+        mesh.uv = None;
+        mesh.positions.iter_mut().for_each(|p| *p *= 1e200);
+        let e = Cloth::new(mesh, preset("cotton").unwrap(), 0.0, DVec3::X)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("triangle 1 (vertices") && e.contains("too large"), "{e}");
     }
 }
