@@ -21,6 +21,9 @@ pub enum Error {
     /// The GPU: no adapter, a shader that does not compile, a device error.
     #[error("gpu: {0}")]
     Gpu(String),
+    /// The preview window: no display to open it on.
+    #[error("preview: {0}")]
+    Preview(String),
     /// A command-line argument with a bad value.
     #[error("argument {arg}: {message}")]
     Argument { arg: String, message: String },

@@ -401,8 +401,16 @@ impl ApplicationHandler for App<'_> {
 /// Opens the window and runs `scene` in it until the window closes.
 pub fn run(scene: Scene, make_backend: &dyn Fn(&Scene) -> Result<Box<dyn Backend>>, options: Options) -> Result<()> {
     let event_loop = EventLoop::new().map_err(|e| {
-        Error::Gpu(format!(
-            "no display for the preview window ({e}): run it on a desktop, or under Xvfb (see the README)"
+        // winit says where in its own source it failed ("os error at
+        // <path in the cargo registry>:788: Failed to open ..."): keep the
+        // reason.
+        let e = e.to_string();
+        let reason = match e.strip_prefix("os error at ") {
+            Some(rest) => rest.split_once(": ").map_or(rest, |(_, r)| r),
+            None => &e,
+        };
+        Error::Preview(format!(
+            "no display for the window ({reason}): run it on a desktop, or under Xvfb (see the README)"
         ))
     })?;
     event_loop.set_control_flow(ControlFlow::Poll);

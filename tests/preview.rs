@@ -151,4 +151,6 @@ fn the_preview_window_shows_the_running_cloth() {
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && err.contains("display"), "{err}");
+    // The reason without winit's source path, and not called a GPU error.
+    assert!(!err.contains(".cargo") && !err.contains("gpu:"), "{err}");
 }
