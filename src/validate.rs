@@ -83,22 +83,15 @@ fn max_diff(a: &[DVec3], b: &[DVec3]) -> f64 {
     a.iter().zip(b).map(|(p, q)| (*p - *q).length()).fold(0.0, f64::max)
 }
 
-/// Max |a - b| relative to max(max |b|, floor).
-fn relative(a: &[DVec3], b: &[DVec3], floor: f64) -> f64 {
-    let scale = b.iter().map(|q| q.length()).fold(floor, f64::max);
-    let diff = max_diff(a, b);
-    if scale == 0.0 { diff } else { diff / scale }
-}
-
-/// The velocity updates' largest difference beyond each vertex's
-/// `resolution`, relative to max(max |b|, floor).
-fn velocity_difference(a: &[DVec3], b: &[DVec3], resolution: &[f64], floor: f64) -> f64 {
+/// Max |a - b| relative to max(max |b|, floor), each difference counted
+/// beyond its vertex's `resolution` when one is given.
+fn relative(a: &[DVec3], b: &[DVec3], resolution: Option<&[f64]>, floor: f64) -> f64 {
     let scale = b.iter().map(|q| q.length()).fold(floor, f64::max);
     let diff = a
         .iter()
         .zip(b)
-        .zip(resolution)
-        .map(|((p, q), r)| ((*p - *q).length() - r).max(0.0))
+        .enumerate()
+        .map(|(i, (p, q))| ((*p - *q).length() - resolution.map_or(0.0, |r| r[i])).max(0.0))
         .fold(0.0, f64::max);
     if scale == 0.0 { diff } else { diff / scale }
 }
@@ -204,8 +197,8 @@ impl Backend for Tandem {
         let step = checks.len() as u64 + 1;
         checks.push(StepCheck {
             step,
-            forces: relative(&f_gpu, &f_cpu, self.force_floor),
-            dv: velocity_difference(&dv_gpu, &dv_cpu, &resolution, self.gravity.length() * input.dt),
+            forces: relative(&f_gpu, &f_cpu, None, self.force_floor),
+            dv: relative(&dv_gpu, &dv_cpu, Some(&resolution), self.gravity.length() * input.dt),
             channels: agreement,
             position,
             cg_cpu: report.cg_iterations,
