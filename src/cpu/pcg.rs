@@ -204,6 +204,49 @@ mod tests {
     use crate::model::material::preset;
     use crate::model::testing::Rng;
 
+    /// The 12 x 8 cotton sheet of the tests, its elements evaluated at `x`
+    /// with step `h`, and its inverse diagonal blocks.
+    struct Sheet {
+        cloth: Cloth,
+        faces: FaceStates,
+        hinges: HingeStates,
+        inv_diag: Vec<DMat3>,
+    }
+
+    impl Sheet {
+        fn cloth() -> Cloth {
+            let mesh = grid(0.3, 0.2, 12, 8, Pattern::Alternating, DVec3::ZERO, (DVec3::X, DVec3::Y));
+            Cloth::new(mesh, preset("cotton").unwrap(), 0.0, DVec3::X).unwrap()
+        }
+
+        fn at(cloth: Cloth, x: &[DVec3], h: f64) -> Sheet {
+            let (mut faces, mut hinges) = (FaceStates::new(&cloth), HingeStates::new(&cloth));
+            let scales = crate::step::Scales::new(h, h, 0.0);
+            let v = vec![DVec3::ZERO; x.len()];
+            membrane(&cloth, x, &v, &scales, &mut faces);
+            bending(&cloth, x, &v, &faces, &scales, &mut hinges);
+            let mut inv_diag = vec![DMat3::IDENTITY; x.len()];
+            crate::cpu::gather::inverse_diagonal(&cloth, &faces, &hinges, None, None, &mut inv_diag);
+            Sheet {
+                cloth,
+                faces,
+                hinges,
+                inv_diag,
+            }
+        }
+
+        fn operator(&self) -> Operator<'_> {
+            Operator {
+                cloth: &self.cloth,
+                faces: &self.faces,
+                hinges: &self.hinges,
+                repulsion: None,
+                blocks: None,
+                mass_scale: 1.0,
+            }
+        }
+    }
+
     /// Random SPD block systems from a deformed sheet, with pinned and
     /// resting vertices; PCG reaches the tolerance and the answer satisfies
     /// the filtered system with its prescribed parts kept.
@@ -211,8 +254,7 @@ mod tests {
     fn solves_random_spd_block_systems_to_tolerance() {
         let mut rng = Rng(99);
         for trial in 0..4 {
-            let mesh = grid(0.3, 0.2, 12, 8, Pattern::Alternating, DVec3::ZERO, (DVec3::X, DVec3::Y));
-            let cloth = Cloth::new(mesh, preset("cotton").unwrap(), 0.0, DVec3::X).unwrap();
+            let cloth = Sheet::cloth();
             let n = cloth.vertex_count();
             let x: Vec<DVec3> = cloth
                 .mesh
@@ -220,23 +262,8 @@ mod tests {
                 .iter()
                 .map(|p| *p * 1.05 + rng.vec3(0.003))
                 .collect();
-            let mut faces = FaceStates::new(&cloth);
-            let mut hinges = HingeStates::new(&cloth);
-            let h = [1e-3, 2e-3, 5e-3, 1e-2][trial];
-            let scales = crate::step::Scales::new(h, h, 0.0);
-            let v = vec![DVec3::ZERO; n];
-            membrane(&cloth, &x, &v, &scales, &mut faces);
-            bending(&cloth, &x, &v, &faces, &scales, &mut hinges);
-            let op = Operator {
-                cloth: &cloth,
-                faces: &faces,
-                hinges: &hinges,
-                repulsion: None,
-                blocks: None,
-                mass_scale: 1.0,
-            };
-            let mut inv = vec![DMat3::IDENTITY; n];
-            crate::cpu::gather::inverse_diagonal(&cloth, &faces, &hinges, None, None, &mut inv);
+            let sheet = Sheet::at(cloth, &x, [1e-3, 2e-3, 5e-3, 1e-2][trial]);
+            let (op, inv) = (sheet.operator(), &sheet.inv_diag);
             let b: Vec<DVec3> = (0..n).map(|_| rng.vec3(1e-3)).collect();
             let free: Vec<bool> = (0..n).map(|i| i % 17 != 0).collect();
             // Every seventh vertex rests on a surface of random normal, with
@@ -258,12 +285,12 @@ mod tests {
                 })
                 .collect();
             let prescribed: Vec<DVec3> = (0..n).map(|i| sol[i] - filter.project(i, sol[i])).collect();
-            let mut scratch = Scratch::new(&cloth);
+            let mut scratch = Scratch::new(&sheet.cloth);
             let s = solve(
                 &op,
                 &mut scratch,
                 &mut Vectors::default(),
-                &inv,
+                inv,
                 &filter,
                 &b,
                 &mut sol,
@@ -303,39 +330,25 @@ mod tests {
     #[test]
     fn a_right_hand_side_below_the_floor_is_already_solved() {
         let mut rng = Rng(7);
-        let mesh = grid(0.3, 0.2, 12, 8, Pattern::Alternating, DVec3::ZERO, (DVec3::X, DVec3::Y));
-        let cloth = Cloth::new(mesh, preset("cotton").unwrap(), 0.0, DVec3::X).unwrap();
+        let cloth = Sheet::cloth();
         let n = cloth.vertex_count();
         let x: Vec<DVec3> = cloth.mesh.positions.iter().map(|p| *p * 1.02).collect();
-        let (mut faces, mut hinges) = (FaceStates::new(&cloth), HingeStates::new(&cloth));
-        let scales = crate::step::Scales::new(1e-3, 1e-3, 0.0);
-        let v = vec![DVec3::ZERO; n];
-        membrane(&cloth, &x, &v, &scales, &mut faces);
-        bending(&cloth, &x, &v, &faces, &scales, &mut hinges);
-        let op = Operator {
-            cloth: &cloth,
-            faces: &faces,
-            hinges: &hinges,
-            repulsion: None,
-            blocks: None,
-            mass_scale: 1.0,
-        };
-        let mut inv = vec![DMat3::IDENTITY; n];
-        crate::cpu::gather::inverse_diagonal(&cloth, &faces, &hinges, None, None, &mut inv);
+        let sheet = Sheet::at(cloth, &x, 1e-3);
+        let (op, inv) = (sheet.operator(), &sheet.inv_diag);
         let b: Vec<DVec3> = (0..n).map(|_| rng.vec3(1e-15)).collect();
         let (free, normals) = (vec![true; n], vec![DVec3::ZERO; n]);
         let filter = Filter {
             free: &free,
             normals: &normals,
         };
-        let mut scratch = Scratch::new(&cloth);
+        let mut scratch = Scratch::new(&sheet.cloth);
         let mut run = |floor: f64| {
             let mut sol = vec![DVec3::ZERO; n];
             let s = solve(
                 &op,
                 &mut scratch,
                 &mut Vectors::default(),
-                &inv,
+                inv,
                 &filter,
                 &b,
                 &mut sol,
