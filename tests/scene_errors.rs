@@ -1,6 +1,6 @@
 //! Bad scenes fail with messages that name the problem.
 
-use crease::scene;
+use crease::scene::{self, Scene};
 use std::path::Path;
 
 fn base() -> serde_json::Value {
@@ -23,14 +23,21 @@ fn error_of(v: &serde_json::Value, overrides: &[&str]) -> String {
     }
 }
 
-/// The error of scene `v` parsed in a fresh folder holding `file` = `text`.
-fn error_with_file(v: &serde_json::Value, file: &str, text: &str) -> String {
+/// Scene `v` with `overrides`, parsed in a fresh folder holding `file` =
+/// `text`.
+fn parse_with_file(v: &serde_json::Value, file: &str, text: &str, overrides: &[&str]) -> crease::Result<Scene> {
     let dir = std::env::temp_dir().join(format!("crease-{file}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join(file), text).unwrap();
-    let result = scene::parse("test.json", "test", &v.to_string(), &dir, &[]);
+    let sets: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    let result = scene::parse("test.json", "test", &v.to_string(), &dir, &sets);
     std::fs::remove_dir_all(&dir).ok();
-    match result {
+    result
+}
+
+/// The error of scene `v` parsed in a fresh folder holding `file` = `text`.
+fn error_with_file(v: &serde_json::Value, file: &str, text: &str) -> String {
+    match parse_with_file(v, file, text, &[]) {
         Ok(_) => panic!("scene {v} with {file} was accepted"),
         Err(e) => e.to_string(),
     }
@@ -185,12 +192,7 @@ fn a_uv_map_not_in_metres_is_refused_with_the_scale_that_fits() {
             && e.contains("set uv_scale to 2.0000"),
         "{e}"
     );
-    let dir = std::env::temp_dir().join(format!("crease-uv-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("square.obj"), square).unwrap();
-    let sets = ["cloth.mesh.obj.uv_scale=2".to_string()];
-    let loaded = scene::parse("test.json", "test", &v.to_string(), &dir, &sets);
-    std::fs::remove_dir_all(&dir).ok();
+    let loaded = parse_with_file(&v, "square.obj", square, &["cloth.mesh.obj.uv_scale=2"]);
     assert!(loaded.is_ok(), "{:?}", loaded.err());
 }
 
