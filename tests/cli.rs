@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::tools::{crease, png_pixels};
+use common::tools::{crease, crease_error, png_pixels};
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -168,12 +168,11 @@ fn plot_and_render_draw_a_run_and_name_bad_input() {
     ] {
         let mut all = vec!["render", dir, "--backend", "cpu"];
         all.extend(args);
-        let o = crease(&all);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert!(!o.status.success() && err.contains(expect), "{all:?}: {err}");
+        let err = crease_error(&all);
+        assert!(err.contains(expect), "{all:?}: {err}");
     }
     let frame = out.join("frames/00000.obj");
-    let o = crease(&[
+    let err = crease_error(&[
         "render",
         frame.to_str().unwrap(),
         "--colour",
@@ -181,12 +180,10 @@ fn plot_and_render_draw_a_run_and_name_bad_input() {
         "--backend",
         "cpu",
     ]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success() && err.contains("no rest shape"), "{err}");
+    assert!(err.contains("no rest shape"), "{err}");
     std::fs::write(out.join("metrics.csv"), "time,phase,x\n0,a,1\n0.1,a\n").unwrap();
-    let o = crease(&["plot", dir]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success() && err.contains("line 3"), "{err}");
+    let err = crease_error(&["plot", dir]);
+    assert!(err.contains("line 3"), "{err}");
     std::fs::remove_dir_all(&out).ok();
 }
 
@@ -388,19 +385,13 @@ fn a_run_stopped_mid_hold_resumes_to_the_same_frames() {
     // A damaged checkpoint, a checkpoint of another backend, a changed scene.
     let text = std::fs::read_to_string(parts.join("checkpoint.json")).unwrap();
     std::fs::write(parts.join("checkpoint.json"), &text[..text.len() / 2]).unwrap();
-    let o = crease(&["resume", dir, "--quiet"]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        !o.status.success() && err.contains("checkpoint.json") && err.contains("damaged"),
-        "{err}"
-    );
+    let err = crease_error(&["resume", dir, "--quiet"]);
+    assert!(err.contains("checkpoint.json") && err.contains("damaged"), "{err}");
     std::fs::write(parts.join("checkpoint.json"), &text).unwrap();
-    let o = crease(&["resume", dir, "--quiet", "--backend", "gpu"]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success() && err.contains("--backend cpu"), "{err}");
-    let o = crease(&["resume", dir, "--quiet", "--until", "0"]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success() && err.contains("positive"), "{err}");
+    let err = crease_error(&["resume", dir, "--quiet", "--backend", "gpu"]);
+    assert!(err.contains("--backend cpu"), "{err}");
+    let err = crease_error(&["resume", dir, "--quiet", "--until", "0"]);
+    assert!(err.contains("positive"), "{err}");
     let changed = text.replace(short, "timeline.rest.duration=0.4");
     std::fs::write(parts.join("checkpoint.json"), changed).unwrap();
     let o = crease(&["resume", dir, "--quiet"]);
@@ -515,9 +506,8 @@ fn fit_stretch_and_bending_write_parameters_and_a_plot() {
     assert!(report.contains("(given)") && report.contains("dropped"), "{report}");
     assert!(plot.exists());
     // Bad input names what is wrong.
-    let o = crease(&["fit", "bending", data.to_str().unwrap(), "--density", "-1"]);
-    assert!(!o.status.success());
-    assert!(String::from_utf8_lossy(&o.stderr).contains("--density"));
+    let err = crease_error(&["fit", "bending", data.to_str().unwrap(), "--density", "-1"]);
+    assert!(err.contains("--density"), "{err}");
     let o = crease(&["fit", "stretch", out.join("missing.csv").to_str().unwrap()]);
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("missing.csv"));
@@ -643,30 +633,35 @@ fn outputs_of_the_wrong_kind_name_their_option() {
     let file = out.join("a-file");
     std::fs::write(&file, "").unwrap();
     let (f, d) = (file.to_str().unwrap(), out.to_str().unwrap());
-    let cpu = ["--backend", "cpu"];
     for (args, expect) in [
-        ([&["run", "hang", "--out", f][..], &cpu].concat(), "argument --out: "),
+        (vec!["run", "hang", "--backend", "cpu", "--out", f], "argument --out: "),
         (
-            [&["experiment", "twist-flatten", "--out", f][..], &cpu].concat(),
+            vec!["experiment", "twist-flatten", "--backend", "cpu", "--out", f],
             "argument --out: ",
         ),
-        ([&["render", d, "--out", d][..], &cpu].concat(), "argument --out: "),
+        (vec!["render", d, "--backend", "cpu", "--out", d], "argument --out: "),
         (vec!["plot", d, "--out", d], "argument --out: "),
         (
-            [
-                &["bench", "twist", "--vertices", "1000", "--steps", "1", "--json", d][..],
-                &cpu,
-            ]
-            .concat(),
+            vec![
+                "bench",
+                "twist",
+                "--vertices",
+                "1000",
+                "--steps",
+                "1",
+                "--backend",
+                "cpu",
+                "--json",
+                d,
+            ],
             "argument --json: ",
         ),
     ] {
-        let o = crease(&args);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert!(!o.status.success() && err.contains(expect), "{args:?}: {err}");
+        let err = crease_error(&args);
+        assert!(err.contains(expect), "{args:?}: {err}");
     }
     let inside = file.join("run");
-    let o = crease(&[
+    let err = crease_error(&[
         "run",
         "hang",
         "--backend",
@@ -675,8 +670,7 @@ fn outputs_of_the_wrong_kind_name_their_option() {
         "--out",
         inside.to_str().unwrap(),
     ]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success() && err.matches("os error").count() == 1, "{err}");
+    assert!(err.matches("os error").count() == 1, "{err}");
     std::fs::remove_dir_all(&out).ok();
 }
 

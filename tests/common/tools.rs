@@ -16,6 +16,14 @@ pub fn crease(args: &[&str]) -> Output {
         .expect("run crease")
 }
 
+/// Runs the `crease` binary with `args`, which must fail; returns what it
+/// printed on stderr.
+pub fn crease_error(args: &[&str]) -> String {
+    let o = crease(args);
+    assert!(!o.status.success(), "crease {args:?} succeeded");
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
 /// A fresh, empty temporary folder for a test (`tag` names it).
 pub fn folder(tag: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("crease-{tag}-{}", std::process::id()));
