@@ -1,6 +1,7 @@
 //! `cargo bench`: the paper's Table 1 twist on the CPU backend at ~2K, ~7K
-//! and ~27K vertices (1 ms steps, tolerance 1e-5). Prints the rows of
-//! `crease bench twist --backend cpu`: ms per step, the mean CG iterations
+//! and ~27K vertices (1 ms steps, tolerance 1e-5), with each preconditioner.
+//! Prints the rows of `crease bench twist --backend cpu [--set
+//! solver.preconditioner=multilevel]`: ms per step, the mean CG iterations
 //! and the step's split by stage.
 
 use crease::bench::{header, refinement, row, run_twist, twist_scene};
@@ -17,9 +18,12 @@ fn main() -> anyhow::Result<()> {
     };
     println!("{}", header());
     for target in sizes {
-        let scene = twist_scene(refinement(target), &[])?;
-        let backend = Box::new(CpuBackend::new(Arc::clone(&scene.cloth)));
-        println!("{}", row(&run_twist(scene, backend, 20)?));
+        for preconditioner in ["jacobi", "multilevel"] {
+            let set = [format!("solver.preconditioner={preconditioner}")];
+            let scene = twist_scene(refinement(target), &set)?;
+            let backend = Box::new(CpuBackend::new(Arc::clone(&scene.cloth)));
+            println!("{}", row(&run_twist(scene, backend, 20)?));
+        }
     }
     Ok(())
 }

@@ -18,6 +18,8 @@ pub struct BenchRow {
     pub vertices: usize,
     pub faces: usize,
     pub steps: u64,
+    /// The solve's preconditioner (`solver.preconditioner`).
+    pub preconditioner: String,
     pub ms_per_step: f64,
     pub forces_ms: f64,
     pub solve_ms: f64,
@@ -70,6 +72,7 @@ pub fn twist_scene(k: usize, overrides: &[String]) -> Result<Scene> {
 /// Steps `steps` times from the start of the twist and averages.
 pub fn run_twist(scene: Scene, backend: Box<dyn Backend>, steps: u64) -> Result<BenchRow> {
     let (vertices, faces) = (scene.cloth.vertex_count(), scene.cloth.mesh.faces.len());
+    let preconditioner = scene.solver.preconditioner.name().to_string();
     let mut sim = Simulation::new(scene, backend);
     let (mut total, mut cg, mut dispatches, mut contacts) = (0.0, 0usize, 0u64, 0usize);
     // forces, solve, strain limit, obstacles, self-collision, readback.
@@ -102,6 +105,7 @@ pub fn run_twist(scene: Scene, backend: Box<dyn Backend>, steps: u64) -> Result<
         vertices,
         faces,
         steps: done,
+        preconditioner,
         ms_per_step: total / n,
         forces_ms: forces,
         solve_ms: solve,
@@ -122,10 +126,11 @@ pub fn run_twist(scene: Scene, backend: Box<dyn Backend>, steps: u64) -> Result<
 /// The table's header, and one row of it (`crease bench`, `cargo bench`).
 pub fn header() -> String {
     format!(
-        "{:>8} {:>8} {:>6} {:>9} {:>8} {:>9} {:>8} {:>9} {:>9} {:>9} {:>8} {:>8} {:>8} {:>9} {:>10} {:>8} {:>8}",
+        "{:>8} {:>8} {:>6} {:>10} {:>9} {:>8} {:>9} {:>8} {:>9} {:>9} {:>9} {:>8} {:>8} {:>8} {:>9} {:>10} {:>8} {:>8}",
         "backend",
         "vertices",
         "steps",
+        "precond",
         "ms/step",
         "cg_iter",
         "forces_ms",
@@ -146,10 +151,11 @@ pub fn header() -> String {
 pub fn row(r: &BenchRow) -> String {
     let opt = |v: Option<f64>, digits: usize| v.map(|x| format!("{x:.digits$}")).unwrap_or("-".into());
     format!(
-        "{:>8} {:>8} {:>6} {:>9.2} {:>8.1} {:>9.2} {:>8.2} {:>9.2} {:>9.2} {:>9.2} {:>8.2} {:>8.2} {:>8.0} {:>9} {:>10} {:>8} {:>8}",
+        "{:>8} {:>8} {:>6} {:>10} {:>9.2} {:>8.1} {:>9.2} {:>8.2} {:>9.2} {:>9.2} {:>9.2} {:>8.2} {:>8.2} {:>8.0} {:>9} {:>10} {:>8} {:>8}",
         r.backend,
         r.vertices,
         r.steps,
+        r.preconditioner,
         r.ms_per_step,
         r.cg_iterations,
         r.forces_ms,

@@ -413,3 +413,21 @@ fn the_gpu_picture_matches_the_cpu_rasterizer() {
         assert!(cpu.colours() > 100);
     }
 }
+
+/// The multilevel preconditioner has no WGSL kernels yet: the GPU refuses
+/// it at the first solve, naming the field and what to use instead.
+#[test]
+fn the_gpu_refuses_the_multilevel_preconditioner_plainly() {
+    if !common::have_gpu() {
+        return;
+    }
+    let s = scene::load("drape", &sets(&["solver.preconditioner=multilevel"])).unwrap();
+    let b = Box::new(GpuBackend::new(Arc::clone(&s.cloth)).unwrap());
+    let mut sim = crease::sim::Simulation::new(s, b);
+    let message = sim.step().unwrap_err().to_string();
+    assert!(
+        message.contains("solver.preconditioner = \"multilevel\" runs on the CPU backend only")
+            && message.contains("--backend cpu"),
+        "{message}"
+    );
+}

@@ -35,11 +35,12 @@ fn print_scene(s: &Scene) {
         println!("  {}", s.description);
     }
     println!(
-        "  dt {} s, gravity {}, solver tolerance {} max {} iterations, {}",
+        "  dt {} s, gravity {}, solver tolerance {} max {} iterations, {} preconditioner, {}",
         num(s.dt),
         vec3(s.gravity.to_array()),
         num(s.solver.tolerance),
         s.solver.max_iterations,
+        s.solver.preconditioner.name(),
         match s.solver.contact_solves {
             0 => "no resting contacts".to_string(),
             n => format!("resting contacts (up to {n} solves a step)"),

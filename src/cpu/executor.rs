@@ -7,7 +7,7 @@ use crate::collide::ContactReport;
 use crate::collide::proximity::Proximity;
 use crate::error::{Error, Result};
 use crate::step::sequence::{Executor, Solve};
-use crate::step::{Scales, StepInput, StepReport, StrainLimit};
+use crate::step::{Preconditioner, Scales, StepInput, StepReport, StrainLimit};
 use glam::DVec3;
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -124,11 +124,18 @@ impl Executor for CpuBackend {
             free: &self.free,
             normals: &self.rest_normal,
         };
+        let mut precond = match input.solver.preconditioner {
+            Preconditioner::Jacobi => pcg::Preconditioning::Jacobi(&self.inv_diag),
+            Preconditioner::Multilevel => {
+                self.multilevel.setup(&op, &filter, &self.x)?;
+                pcg::Preconditioning::Multilevel(&mut self.multilevel)
+            }
+        };
         let solve = pcg::solve(
             &op,
             &mut self.scratch,
             &mut self.vectors,
-            &self.inv_diag,
+            &mut precond,
             &filter,
             &self.rhs,
             &mut self.dv,

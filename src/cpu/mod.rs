@@ -23,10 +23,13 @@ mod gather;
 mod hessian;
 mod integrate;
 mod membrane;
+mod multilevel;
 mod pcg;
 mod reduce;
 mod repulsion;
 mod strain_limit;
+#[cfg(test)]
+mod testing;
 
 use crate::cloth::Cloth;
 use crate::collide::proximity::Proximity;
@@ -71,6 +74,9 @@ pub struct CpuBackend {
     spring_scale: f64,
     scratch: hessian::Scratch,
     vectors: pcg::Vectors,
+    /// The multilevel preconditioner's hierarchy (its aggregates kept from
+    /// step to step), when the solver uses it.
+    multilevel: multilevel::Multilevel,
     steps: u64,
     /// The threads a step runs on. A step makes thousands of parallel calls
     /// (several per CG iteration); made from outside a pool, each one hands
@@ -111,6 +117,7 @@ impl CpuBackend {
             spring_scale: 0.0,
             scratch: hessian::Scratch::new(&cloth),
             vectors: pcg::Vectors::default(),
+            multilevel: multilevel::Multilevel::default(),
             steps: 0,
             // As many threads as rayon's global pool (RAYON_NUM_THREADS or
             // the cores); if the system refuses threads, steps run from the

@@ -4,9 +4,11 @@
 //! vertices resting on an obstacle keep their prescribed normal component
 //! and are filtered with `I - n n^T`, so they move only along the surface.
 //! The solve runs on the unconstrained subspace only. Preconditioner: the
-//! inverse 3x3 diagonal blocks (block Jacobi), filtered the same way.
+//! inverse 3x3 diagonal blocks (block Jacobi), or one V-cycle of the
+//! multilevel hierarchy (`multilevel`), filtered the same way.
 
 use super::hessian::{Operator, Scratch};
+use super::multilevel::Multilevel;
 use super::reduce::{CHUNK, dot};
 use crate::error::{Error, Result};
 use crate::step::SOLVE_RESTARTS;
@@ -44,11 +46,32 @@ impl Filter<'_> {
         v - n * n.dot(v)
     }
 
-    fn apply(&self, v: &mut [DVec3]) {
+    pub fn apply(&self, v: &mut [DVec3]) {
         v.par_iter_mut()
             .with_min_len(MIN_LEN)
             .enumerate()
             .for_each(|(i, x)| *x = self.project(i, *x));
+    }
+}
+
+/// The preconditioner `P` of a solve, applied as `z = S P r`.
+pub enum Preconditioning<'a> {
+    /// The inverse 3x3 diagonal blocks.
+    Jacobi(&'a [DMat3]),
+    /// One V-cycle of a hierarchy set up for the solve's operator and filter.
+    Multilevel(&'a mut Multilevel),
+}
+
+impl Preconditioning<'_> {
+    fn apply(&mut self, filter: &Filter, r: &[DVec3], z: &mut [DVec3]) {
+        match self {
+            Preconditioning::Jacobi(inv_diag) => {
+                z.par_iter_mut().with_min_len(MIN_LEN).enumerate().for_each(|(i, zi)| {
+                    *zi = filter.project(i, inv_diag[i] * r[i]);
+                });
+            }
+            Preconditioning::Multilevel(m) => m.apply(filter, r, z),
+        }
     }
 }
 
@@ -60,7 +83,7 @@ pub fn solve(
     op: &Operator,
     scratch: &mut Scratch,
     work: &mut Vectors,
-    inv_diag: &[DMat3],
+    precond: &mut Preconditioning,
     filter: &Filter,
     b: &[DVec3],
     x: &mut [DVec3],
@@ -103,7 +126,7 @@ pub fn solve(
     // computed again from x and the iterations go on from it while that one
     // does not, up to `SOLVE_RESTARTS` times: the GPU's f32 recurrence
     // drifts below the true residual; in f64 this costs one product a solve.
-    let mut rr = true_residual(op, scratch, inv_diag, filter, b, x, r, z, p, q)?;
+    let mut rr = true_residual(op, scratch, precond, filter, b, x, r, z, p, q)?;
     let mut rz = dot(r, z);
     let (mut iterations, mut checked, mut restarts) = (0, 0, 0);
     loop {
@@ -112,7 +135,7 @@ pub fn solve(
                 break;
             }
             (checked, restarts) = (iterations, restarts + 1);
-            rr = true_residual(op, scratch, inv_diag, filter, b, x, r, z, p, q)?;
+            rr = true_residual(op, scratch, precond, filter, b, x, r, z, p, q)?;
             rz = dot(r, z);
             continue;
         }
@@ -123,30 +146,28 @@ pub fn solve(
             )));
         }
         let alpha = rz / pq;
-        // One pass: x += alpha p, r -= alpha q, z = P r, and the partial
-        // sums of r.r and r.z per fixed chunk.
-        let partial: Vec<(f64, f64)> = x
+        // One pass: x += alpha p, r -= alpha q, and the partial sums of
+        // r.r per fixed chunk; then z = S P r.
+        let partial: Vec<f64> = x
             .par_chunks_mut(CHUNK)
             .zip(r.par_chunks_mut(CHUNK))
-            .zip(z.par_chunks_mut(CHUNK))
             .enumerate()
-            .map(|(c, ((xs, rs), zs))| {
+            .map(|(c, (xs, rs))| {
                 let base = c * CHUNK;
-                let (mut rr, mut rz) = (0.0, 0.0);
+                let mut rr = 0.0;
                 for k in 0..xs.len() {
                     let i = base + k;
                     xs[k] += p[i] * alpha;
                     // p lies in S's range, so p.q above equals p.(S q).
                     rs[k] -= filter.project(i, q[i]) * alpha;
-                    zs[k] = filter.project(i, inv_diag[i] * rs[k]);
                     rr += rs[k].dot(rs[k]);
-                    rz += rs[k].dot(zs[k]);
                 }
-                (rr, rz)
+                rr
             })
             .collect();
-        let rz_new: f64;
-        (rr, rz_new) = partial.iter().fold((0.0, 0.0), |(a, b), (c, d)| (a + c, b + d));
+        rr = partial.iter().sum();
+        precond.apply(filter, r, z);
+        let rz_new = dot(r, z);
         iterations += 1;
         let beta = rz_new / rz;
         rz = rz_new;
@@ -167,7 +188,7 @@ pub fn solve(
 fn true_residual(
     op: &Operator,
     scratch: &mut Scratch,
-    inv_diag: &[DMat3],
+    precond: &mut Preconditioning,
     filter: &Filter,
     b: &[DVec3],
     x: &[DVec3],
@@ -187,9 +208,7 @@ fn true_residual(
             "the linear system has non-finite entries (the state blew up): reduce dt".into(),
         ));
     }
-    z.par_iter_mut().with_min_len(MIN_LEN).enumerate().for_each(|(i, zi)| {
-        *zi = filter.project(i, inv_diag[i] * r[i]);
-    });
+    precond.apply(filter, r, z);
     p.copy_from_slice(z);
     Ok(rr)
 }
@@ -197,55 +216,8 @@ fn true_residual(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cloth::Cloth;
-    use crate::cpu::bending::{HingeStates, bending};
-    use crate::cpu::membrane::{FaceStates, membrane};
-    use crate::mesh::{Pattern, grid};
-    use crate::model::material::preset;
+    use crate::cpu::testing::Sheet;
     use crate::model::testing::Rng;
-
-    /// The 12 x 8 cotton sheet of the tests, its elements evaluated at `x`
-    /// with step `h`, and its inverse diagonal blocks.
-    struct Sheet {
-        cloth: Cloth,
-        faces: FaceStates,
-        hinges: HingeStates,
-        inv_diag: Vec<DMat3>,
-    }
-
-    impl Sheet {
-        fn cloth() -> Cloth {
-            let mesh = grid(0.3, 0.2, 12, 8, Pattern::Alternating, DVec3::ZERO, (DVec3::X, DVec3::Y));
-            Cloth::new(mesh, preset("cotton").unwrap(), 0.0, DVec3::X).unwrap()
-        }
-
-        fn at(cloth: Cloth, x: &[DVec3], h: f64) -> Sheet {
-            let (mut faces, mut hinges) = (FaceStates::new(&cloth), HingeStates::new(&cloth));
-            let scales = crate::step::Scales::new(h, h, 0.0);
-            let v = vec![DVec3::ZERO; x.len()];
-            membrane(&cloth, x, &v, &scales, &mut faces);
-            bending(&cloth, x, &v, &faces, &scales, &mut hinges);
-            let mut inv_diag = vec![DMat3::IDENTITY; x.len()];
-            crate::cpu::gather::inverse_diagonal(&cloth, &faces, &hinges, None, None, &mut inv_diag);
-            Sheet {
-                cloth,
-                faces,
-                hinges,
-                inv_diag,
-            }
-        }
-
-        fn operator(&self) -> Operator<'_> {
-            Operator {
-                cloth: &self.cloth,
-                faces: &self.faces,
-                hinges: &self.hinges,
-                repulsion: None,
-                blocks: None,
-                mass_scale: 1.0,
-            }
-        }
-    }
 
     /// Random SPD block systems from a deformed sheet, with pinned and
     /// resting vertices; PCG reaches the tolerance and the answer satisfies
@@ -254,7 +226,7 @@ mod tests {
     fn solves_random_spd_block_systems_to_tolerance() {
         let mut rng = Rng(99);
         for trial in 0..4 {
-            let cloth = Sheet::cloth();
+            let cloth = Sheet::cloth(12, 8);
             let n = cloth.vertex_count();
             let x: Vec<DVec3> = cloth
                 .mesh
@@ -278,49 +250,58 @@ mod tests {
                 free: &free,
                 normals: &normals,
             };
-            let mut sol: Vec<DVec3> = (0..n)
+            let sol: Vec<DVec3> = (0..n)
                 .map(|i| match free[i] {
                     true => normals[i] * rng.vec3(1e-3).x + rng.vec3(1e-3),
                     false => rng.vec3(1e-3),
                 })
                 .collect();
             let prescribed: Vec<DVec3> = (0..n).map(|i| sol[i] - filter.project(i, sol[i])).collect();
-            let mut scratch = Scratch::new(&sheet.cloth);
-            let s = solve(
-                &op,
-                &mut scratch,
-                &mut Vectors::default(),
-                inv,
-                &filter,
-                &b,
-                &mut sol,
-                1e-8,
-                0.0,
-                2000,
-            )
-            .unwrap();
-            assert!(s.residual <= 1e-8 && s.iterations > 0, "trial {trial}: {s:?}");
-            // Check the filtered rows S (b - A x) independently, and the
-            // prescribed parts kept: pinned values exactly, resting normal
-            // components to rounding.
-            let mut ax = vec![DVec3::ZERO; n];
-            op.apply(&mut scratch, &sol, &mut ax);
-            let bn: f64 = b.iter().map(|v| v.length_squared()).sum::<f64>().sqrt();
-            let rn: f64 = (0..n)
-                .map(|i| filter.project(i, b[i] - ax[i]).length_squared())
-                .sum::<f64>()
-                .sqrt();
-            assert!(rn < 1e-6 * bn, "trial {trial}: |S (b - Ax)| = {rn}, |b| = {bn}");
-            for i in (0..n).filter(|&i| normals[i] != DVec3::ZERO) {
-                let (got, want) = (normals[i].dot(sol[i]), normals[i].dot(prescribed[i]));
-                assert!(
-                    (got - want).abs() < 1e-12,
-                    "trial {trial}, vertex {i}: {got} against {want}"
-                );
+            let guess = sol.clone();
+            let mut multilevel = Multilevel::default();
+            multilevel.setup(&op, &filter, &x).unwrap();
+            for (name, mut precond) in [
+                ("jacobi", Preconditioning::Jacobi(inv)),
+                ("multilevel", Preconditioning::Multilevel(&mut multilevel)),
+            ] {
+                let mut sol = guess.clone();
+                let mut scratch = Scratch::new(&sheet.cloth);
+                let s = solve(
+                    &op,
+                    &mut scratch,
+                    &mut Vectors::default(),
+                    &mut precond,
+                    &filter,
+                    &b,
+                    &mut sol,
+                    1e-8,
+                    0.0,
+                    2000,
+                )
+                .unwrap();
+                assert!(s.residual <= 1e-8 && s.iterations > 0, "trial {trial}, {name}: {s:?}");
+                // Check the filtered rows S (b - A x) independently, and the
+                // prescribed parts kept: pinned values exactly, resting normal
+                // components to rounding.
+                let mut ax = vec![DVec3::ZERO; n];
+                op.apply(&mut scratch, &sol, &mut ax);
+                let bn: f64 = b.iter().map(|v| v.length_squared()).sum::<f64>().sqrt();
+                let rn: f64 = (0..n)
+                    .map(|i| filter.project(i, b[i] - ax[i]).length_squared())
+                    .sum::<f64>()
+                    .sqrt();
+                assert!(rn < 1e-6 * bn, "trial {trial}, {name}: |S (b - Ax)| = {rn}, |b| = {bn}");
+                for i in (0..n).filter(|&i| normals[i] != DVec3::ZERO) {
+                    let (got, want) = (normals[i].dot(sol[i]), normals[i].dot(prescribed[i]));
+                    assert!(
+                        (got - want).abs() < 1e-12,
+                        "trial {trial}, {name}, vertex {i}: {got} against {want}"
+                    );
+                }
+                assert!((0..n).filter(|&i| !free[i]).all(|i| sol[i] == prescribed[i]));
             }
             let resting = normals.iter().filter(|n| **n != DVec3::ZERO).count();
             assert!(resting > n / 10, "trial {trial}: {resting} resting vertices");
-            assert!((0..n).filter(|&i| !free[i]).all(|i| sol[i] == prescribed[i]));
         }
     }
 
@@ -330,7 +311,7 @@ mod tests {
     #[test]
     fn a_right_hand_side_below_the_floor_is_already_solved() {
         let mut rng = Rng(7);
-        let cloth = Sheet::cloth();
+        let cloth = Sheet::cloth(12, 8);
         let n = cloth.vertex_count();
         let x: Vec<DVec3> = cloth.mesh.positions.iter().map(|p| *p * 1.02).collect();
         let sheet = Sheet::at(cloth, &x, 1e-3);
@@ -348,7 +329,7 @@ mod tests {
                 &op,
                 &mut scratch,
                 &mut Vectors::default(),
-                inv,
+                &mut Preconditioning::Jacobi(inv),
                 &filter,
                 &b,
                 &mut sol,

@@ -5,7 +5,8 @@ pub mod sequence;
 mod settings;
 
 pub use settings::{
-    CORRECTION_ITERATIONS, Integrator, SOLVE_RESTARTS, Scales, SelfCollision, SolverSettings, StrainLimit,
+    CORRECTION_ITERATIONS, Integrator, Preconditioner, SOLVE_RESTARTS, Scales, SelfCollision, SolverSettings,
+    StrainLimit,
 };
 
 use crate::collide::body::BodyStep;

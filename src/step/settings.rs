@@ -21,6 +21,29 @@ pub struct SolverSettings {
     /// contacts (obstacles act only after the solve).
     #[serde(default = "default_contact_solves")]
     pub contact_solves: usize,
+    #[serde(default)]
+    pub preconditioner: Preconditioner,
+}
+
+/// The preconditioner of the implicit solve's conjugate gradients.
+#[derive(Deserialize, Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Preconditioner {
+    /// The inverse 3x3 diagonal blocks (both backends).
+    #[default]
+    Jacobi,
+    /// One smoothed-aggregation V-cycle (cpu/multilevel; the CPU backend
+    /// only so far).
+    Multilevel,
+}
+
+impl Preconditioner {
+    pub fn name(self) -> &'static str {
+        match self {
+            Preconditioner::Jacobi => "jacobi",
+            Preconditioner::Multilevel => "multilevel",
+        }
+    }
 }
 
 fn default_contact_solves() -> usize {
@@ -45,6 +68,7 @@ impl Default for SolverSettings {
             max_iterations: default_max_iterations(),
             readback_interval: default_readback_interval(),
             contact_solves: default_contact_solves(),
+            preconditioner: Preconditioner::default(),
         }
     }
 }
