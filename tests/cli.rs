@@ -511,6 +511,37 @@ fn fit_stretch_and_bending_write_parameters_and_a_plot() {
     let o = crease(&["fit", "stretch", out.join("missing.csv").to_str().unwrap()]);
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("missing.csv"));
+    // A sample that shortens under load fits a negative stiffness: refused,
+    // nothing written, unless --allow-unphysical.
+    let mut text = stretch::HEADER.join(",") + "\n";
+    let lengths = [
+        0.1, 0.099, 0.098, 0.0972, 0.0978, 0.0988, 0.0998, 0.0989, 0.0979, 0.0971, 0.0977, 0.0987, 0.0997,
+    ];
+    for (step, (load, length)) in [0, 1, 2, 3, 2, 1, 0, 1, 2, 3, 2, 1, 0].iter().zip(lengths).enumerate() {
+        text += &format!("{step},{load},{length}\n");
+    }
+    let data = out.join("shrinks.csv");
+    std::fs::write(&data, text).unwrap();
+    let json = out.join("shrinks.json");
+    let args = [
+        "fit",
+        "stretch",
+        data.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ];
+    let err = crease_error(&args);
+    assert!(
+        err.contains("shrinks.csv")
+            && err.contains("not physical: the stiffness k + k2 eps is -")
+            && err.contains("--allow-unphysical"),
+        "{err}"
+    );
+    assert!(!json.exists());
+    let o = crease(&[&args[..], &["--allow-unphysical"]].concat());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("warning: the parameters are not physical"));
+    assert!(json.exists());
     std::fs::remove_dir_all(&out).ok();
 }
 

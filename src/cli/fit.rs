@@ -21,6 +21,11 @@ pub enum FitKind {
         /// Where to draw the fit (default: DATA with extension .fit.png).
         #[arg(long)]
         plot: Option<PathBuf>,
+        /// Print and write parameters that are not physical (a stiffness
+        /// or friction threshold below zero within the measured strains, a
+        /// non-positive tau, infinite errors), where the fit refuses them.
+        #[arg(long)]
+        allow_unphysical: bool,
     },
     /// Bending friction from unrolled spirals (Section 4.3). DATA.csv:
     /// header `radius_m,curvature_per_m,hanging_length_m,lever_m`, one row
@@ -43,6 +48,11 @@ pub enum FitKind {
         /// Where to draw the fit (default: DATA with extension .fit.png).
         #[arg(long)]
         plot: Option<PathBuf>,
+        /// Print and write parameters that are not physical (a stiffness
+        /// or friction threshold below zero within the measured strains, a
+        /// non-positive tau, infinite errors), where the fit refuses them.
+        #[arg(long)]
+        allow_unphysical: bool,
     },
 }
 
@@ -53,9 +63,10 @@ pub fn fit(which: FitKind) -> Result<()> {
             rest_length,
             json,
             plot,
+            allow_unphysical,
         } => print!(
             "{}",
-            crease::fit::report::stretch(&data, rest_length, json.as_deref(), plot.as_deref())?
+            crease::fit::report::stretch(&data, rest_length, json.as_deref(), plot.as_deref(), allow_unphysical)?
         ),
         FitKind::Bending {
             data,
@@ -63,13 +74,21 @@ pub fn fit(which: FitKind) -> Result<()> {
             stiffness,
             json,
             plot,
+            allow_unphysical,
         } => {
             let stiffness = stiffness
                 .first()
                 .map(|&k| (k, stiffness.get(1).copied().unwrap_or(0.0)));
             print!(
                 "{}",
-                crease::fit::report::bending(&data, density, stiffness, json.as_deref(), plot.as_deref())?
+                crease::fit::report::bending(
+                    &data,
+                    density,
+                    stiffness,
+                    json.as_deref(),
+                    plot.as_deref(),
+                    allow_unphysical
+                )?
             )
         }
     }

@@ -23,6 +23,59 @@ fn positive(arg: &str, value: f64) -> Result<()> {
     }
 }
 
+/// Why a fit's parameters are not physical over the strains `eps` it was
+/// measured at (and 0, where the model starts): a value or standard error
+/// that is not finite, a stiffness `k + k2 eps` that is not positive or a
+/// friction threshold `a + b eps` below zero somewhere there (both are
+/// linear, so the ends of the range decide), a tau that is not positive.
+fn unphysical(fit: &Fit, eps: impl Iterator<Item = f64>) -> Vec<String> {
+    let (lo, hi) = eps.fold((0.0f64, 0.0f64), |(l, h), e| (l.min(e), h.max(e)));
+    let p = &fit.params;
+    let mut why = Vec::new();
+    for (j, (v, e)) in p.values().iter().zip(fit.standard_errors).enumerate() {
+        if !v.is_finite() {
+            why.push(format!("{} = {v} is not finite", NAMES[j]));
+        }
+        if let Some(e) = e.filter(|e| !e.is_finite()) {
+            why.push(format!("the standard error of {} is {e}", NAMES[j]));
+        }
+    }
+    for e in [lo, hi] {
+        let k = p.k + p.k2 * e;
+        if !(k > 0.0) {
+            why.push(format!("the stiffness k + k2 eps is {k:.4e} at eps = {e:.4}"));
+        }
+        let s = p.a + p.b * e;
+        if s < 0.0 {
+            why.push(format!("the friction threshold a + b eps is {s:.4e} at eps = {e:.4}"));
+        }
+    }
+    if !(p.tau > 0.0) {
+        why.push(format!("tau = {} is not positive", p.tau));
+    }
+    why
+}
+
+/// An error naming what is not physical in the fit of `data`, unless
+/// `allow`, which adds a warning to the report instead.
+fn check_physical(fit: &Fit, eps: impl Iterator<Item = f64>, allow: bool, data: &Path, out: &mut String) -> Result<()> {
+    let why = unphysical(fit, eps);
+    if why.is_empty() {
+        return Ok(());
+    }
+    if allow {
+        let _ = writeln!(out, "warning: the parameters are not physical: {}", why.join("; "));
+        return Ok(());
+    }
+    Err(Error::File {
+        path: data.to_path_buf(),
+        message: format!(
+            "the fitted parameters are not physical: {}. The measurements may not determine them (too few loads or turns, or noise): check the data, or pass --allow-unphysical to print and write them anyway",
+            why.join("; ")
+        ),
+    })
+}
+
 /// The plot's default place: beside the data, `<name>.fit.png`.
 fn default_plot(data: &Path) -> PathBuf {
     data.with_extension("fit.png")
@@ -65,7 +118,13 @@ fn residual_lines(out: &mut String, unit: &str, rms: f64, residuals: &[f64], lab
 }
 
 /// `crease fit stretch`.
-pub fn stretch(data: &Path, rest_length: f64, json_out: Option<&Path>, plot: Option<&Path>) -> Result<String> {
+pub fn stretch(
+    data: &Path,
+    rest_length: f64,
+    json_out: Option<&Path>,
+    plot: Option<&Path>,
+    allow_unphysical: bool,
+) -> Result<String> {
     positive("--rest-length", rest_length)?;
     let samples = stretch::read(data, rest_length)?;
     let fit = stretch::fit(&samples, rest_length)?;
@@ -97,6 +156,8 @@ pub fn stretch(data: &Path, rest_length: f64, json_out: Option<&Path>, plot: Opt
         )
     });
     residual_lines(&mut out, "N", fit.rms_residual, &fit.residuals, labels);
+    let strains = samples.iter().map(|s| s.strain);
+    check_physical(&fit, strains, allow_unphysical, data, &mut out)?;
     let value = fit_json(&fit);
     finish(
         &mut out,
@@ -116,6 +177,7 @@ pub fn bending(
     stiffness: Option<(f64, f64)>,
     json_out: Option<&Path>,
     plot: Option<&Path>,
+    allow_unphysical: bool,
 ) -> Result<String> {
     positive("--density", density)?;
     if let Some((k, k2)) = stiffness {
@@ -152,6 +214,8 @@ pub fn bending(
         .iter()
         .map(|s| format!("R {:.4} m  kappa {:>8.2} 1/m", s.radius, s.curvature));
     residual_lines(&mut out, "N", fit.rms_residual, &fit.residuals, labels);
+    let strains = samples.iter().map(|s| 3.0 * s.curvature);
+    check_physical(&fit, strains, allow_unphysical, data, &mut out)?;
     let mut value = fit_json(&fit);
     value["stiffness_given"] = json!(stiffness.is_some());
     value["dropped_samples"] = json!(dropped);
