@@ -25,7 +25,7 @@ fn positive(arg: &str, value: f64) -> Result<()> {
 
 /// Why a fit's parameters are not physical over the strains `eps` it was
 /// measured at (and 0, where the model starts): a value or standard error
-/// that is not finite, a stiffness `k + k2 eps` that is not positive or a
+/// that is not finite (NaN fails no other test), a stiffness `k + k2 eps` that is not positive or a
 /// friction threshold `a + b eps` below zero somewhere there (both are
 /// linear, so the ends of the range decide), a tau that is not positive.
 fn unphysical(fit: &Fit, eps: impl Iterator<Item = f64>) -> Vec<String> {
@@ -42,7 +42,7 @@ fn unphysical(fit: &Fit, eps: impl Iterator<Item = f64>) -> Vec<String> {
     }
     for e in [lo, hi] {
         let k = p.k + p.k2 * e;
-        if !(k > 0.0) {
+        if k <= 0.0 {
             why.push(format!("the stiffness k + k2 eps is {k:.4e} at eps = {e:.4}"));
         }
         let s = p.a + p.b * e;
@@ -50,7 +50,7 @@ fn unphysical(fit: &Fit, eps: impl Iterator<Item = f64>) -> Vec<String> {
             why.push(format!("the friction threshold a + b eps is {s:.4e} at eps = {e:.4}"));
         }
     }
-    if !(p.tau > 0.0) {
+    if p.tau <= 0.0 {
         why.push(format!("tau = {} is not positive", p.tau));
     }
     why
