@@ -392,8 +392,27 @@ fn a_run_stopped_mid_hold_resumes_to_the_same_frames() {
     assert!(err.contains("--backend cpu"), "{err}");
     let err = crease_error(&["resume", dir, "--quiet", "--until", "0"]);
     assert!(err.contains("positive"), "{err}");
-    let changed = text.replace(short, "timeline.rest.duration=0.4");
-    std::fs::write(parts.join("checkpoint.json"), changed).unwrap();
+    // An edited number, frame or row count: the checksum catches it.
+    let c = crease::output::Checkpoint::read(&parts).unwrap();
+    let frame = format!("\"frame\":{}", c.frame);
+    let rows = format!("\"metrics_rows\":{}", c.metrics_rows);
+    let (fewer_frames, fewer_rows) = (format!("\"frame\":{}", c.frame - 1), "\"metrics_rows\":3".to_string());
+    for (from, to) in [(frame, fewer_frames), (rows, fewer_rows)] {
+        assert!(text.contains(&from), "{from} not in the checkpoint");
+        std::fs::write(parts.join("checkpoint.json"), text.replace(&from, &to)).unwrap();
+        let err = crease_error(&["resume", dir, "--quiet"]);
+        assert!(err.contains("checkpoint.json") && err.contains("checksum does not match"), "{err}");
+    }
+    let number = text.find("\"x\":[[").expect("positions") + 7;
+    let mut edited = text.clone();
+    edited.replace_range(number..number + 1, if &text[number..number + 1] == "1" { "2" } else { "1" });
+    std::fs::write(parts.join("checkpoint.json"), edited).unwrap();
+    assert!(crease_error(&["resume", dir, "--quiet"]).contains("checksum does not match"));
+    // The scene changed since the checkpoint (a checkpoint crease wrote,
+    // of other settings).
+    let mut c = c;
+    c.scene.sets = vec!["timeline.rest.duration=0.4".into()];
+    c.write(&parts).unwrap();
     let o = crease(&["resume", dir, "--quiet"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(

@@ -10,12 +10,17 @@ use crate::error::{Error, Result};
 use crate::scene::Scene;
 use crate::sim::SimState;
 use crate::step::BackendState;
-use crate::util::write_atomic;
+use crate::util::{Fnv, write_atomic};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// The format tag; a file without it is not a checkpoint.
-const FORMAT: &str = "crease checkpoint 1";
+const FORMAT: &str = "crease checkpoint 2";
+
+/// The checkpoint's last member: the FNV-1a hash, in hex, of the file's
+/// text before it (closed by `}`), so that an edited number, frame or
+/// row count is caught on resume rather than resumed from.
+const CHECKSUM: &str = ",\"checksum\":\"";
 
 /// How to load the scene again, and the digest it must have.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -147,7 +152,9 @@ impl Checkpoint {
 
     pub fn write(&self, out_dir: &Path) -> Result<()> {
         let text = serde_json::to_string(self).map_err(|e| Error::Step(format!("checkpoint: {e}")))?;
-        write_atomic(&Self::path(out_dir), text.as_bytes())
+        let sum = Fnv::default().bytes(text.as_bytes()).finish();
+        let body = text.strip_suffix('}').expect("a JSON object");
+        write_atomic(&Self::path(out_dir), format!("{body}{CHECKSUM}{sum:016x}\"}}").as_bytes())
     }
 
     /// Reads `out_dir/checkpoint.json`; a missing, corrupt or foreign file is
@@ -165,7 +172,22 @@ impl Checkpoint {
             ))
         })?;
         if value.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
-            return Err(corrupt(format!("is not a `{FORMAT}` file")));
+            return Err(corrupt(format!(
+                "is not a `{FORMAT}` file (one written by another version of crease cannot be resumed): start the run again"
+            )));
+        }
+        let signed = text.trim_end().strip_suffix("\"}").and_then(|t| {
+            let at = t.rfind(CHECKSUM)?;
+            Some((format!("{}}}", &t[..at]), &t[at + CHECKSUM.len()..]))
+        });
+        match signed {
+            Some((body, sum)) if format!("{:016x}", Fnv::default().bytes(body.as_bytes()).finish()) == sum => {}
+            _ => {
+                return Err(corrupt(
+                    "was changed after crease wrote it (its checksum does not match its content): start the run again"
+                        .into(),
+                ));
+            }
         }
         serde_json::from_value(value).map_err(|e| corrupt(format!("is damaged ({e}): start the run again")))
     }
