@@ -401,11 +401,17 @@ fn a_run_stopped_mid_hold_resumes_to_the_same_frames() {
         assert!(text.contains(&from), "{from} not in the checkpoint");
         std::fs::write(parts.join("checkpoint.json"), text.replace(&from, &to)).unwrap();
         let err = crease_error(&["resume", dir, "--quiet"]);
-        assert!(err.contains("checkpoint.json") && err.contains("checksum does not match"), "{err}");
+        assert!(
+            err.contains("checkpoint.json") && err.contains("checksum does not match"),
+            "{err}"
+        );
     }
     let number = text.find("\"x\":[[").expect("positions") + 7;
     let mut edited = text.clone();
-    edited.replace_range(number..number + 1, if &text[number..number + 1] == "1" { "2" } else { "1" });
+    edited.replace_range(
+        number..number + 1,
+        if &text[number..number + 1] == "1" { "2" } else { "1" },
+    );
     std::fs::write(parts.join("checkpoint.json"), edited).unwrap();
     assert!(crease_error(&["resume", dir, "--quiet"]).contains("checksum does not match"));
     // The scene changed since the checkpoint (a checkpoint crease wrote,

@@ -420,3 +420,50 @@ fn a_bad_roll_is_named() {
         "{e}"
     );
 }
+
+/// Finite extremes that used to pass and fail at step 1 with "reduce dt":
+/// refused at load, naming the field, the bound and the value (written as
+/// 1e300, not 301 digits).
+#[test]
+fn finite_extremes_are_refused_naming_the_field() {
+    let mut moving = base();
+    moving["timeline"][0]["handles"] = serde_json::json!({ "top": { "translate": [1e300, 0, 0] } });
+    for (v, set, field) in [
+        (
+            base(),
+            "cloth.material={\"preset\": \"cotton\", \"density\": 1e308}",
+            "cloth.material.density: must be a positive areal density of at most 1000 kg/m^2",
+        ),
+        (
+            base(),
+            "cloth.material={\"preset\": \"cotton\", \"bending\": 1e300}",
+            "cloth.material.bending: must be a non-negative stiffness of at most 1000 N m",
+        ),
+        (
+            base(),
+            "cloth.material={\"preset\": \"cotton\", \"stretching\": [1e300, 0, 50, 30]}",
+            "cloth.material.stretching: [k11, k12, k22, k33] must be at most 1e10 N/m",
+        ),
+        (
+            base(),
+            "gravity=[0, -1e300, 0]",
+            "gravity: must be at most 1000 m/s^2 long",
+        ),
+        (
+            base(),
+            "cloth.damping=1e300",
+            "cloth.damping: must be a non-negative number of seconds, at most 1000",
+        ),
+        (
+            moving,
+            "dt=0.001",
+            "timeline[0] (settle).handles.top.translate: must be at most 1e6 m long",
+        ),
+    ] {
+        let e = error_of(&v, &[set]);
+        assert!(
+            e.contains("test.json") && e.contains(field) && e.contains("e30"),
+            "{set}: {e}"
+        );
+    }
+}

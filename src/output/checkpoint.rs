@@ -154,7 +154,10 @@ impl Checkpoint {
         let text = serde_json::to_string(self).map_err(|e| Error::Step(format!("checkpoint: {e}")))?;
         let sum = Fnv::default().bytes(text.as_bytes()).finish();
         let body = text.strip_suffix('}').expect("a JSON object");
-        write_atomic(&Self::path(out_dir), format!("{body}{CHECKSUM}{sum:016x}\"}}").as_bytes())
+        write_atomic(
+            &Self::path(out_dir),
+            format!("{body}{CHECKSUM}{sum:016x}\"}}").as_bytes(),
+        )
     }
 
     /// Reads `out_dir/checkpoint.json`; a missing, corrupt or foreign file is

@@ -133,6 +133,12 @@ fn apply_plastic<T>(
     }
 }
 
+/// The largest areal density (kg/m^2), bending stiffness (N m) and
+/// stretching stiffness (N/m) a material may have.
+const MAX_DENSITY: f64 = 1e3;
+const MAX_BENDING: f64 = 1e3;
+const MAX_STRETCHING: f64 = 1e10;
+
 /// Checks every parameter; a message names the field and the bound.
 fn validate(label: &str, m: &Material) -> Result<()> {
     let check = |field: &str, v: f64, ok: bool, what: &str| -> Result<()> {
@@ -142,17 +148,24 @@ fn validate(label: &str, m: &Material) -> Result<()> {
             Err(Error::scene(
                 label,
                 format!("cloth.material.{field}"),
-                format!("must be {what}, got {v}"),
+                format!("must be {what}, got {v:?}"),
             ))
         }
     };
+    // Upper bounds far past any fabric (cotton: 0.1 kg/m^2, 5e-6 N m, 50
+    // N/m), below where the step's products overflow or lose every digit.
     check(
         "density",
         m.density,
-        m.density > 0.0,
-        "a positive areal density (kg/m^2)",
+        m.density > 0.0 && m.density <= MAX_DENSITY,
+        &format!("a positive areal density of at most {MAX_DENSITY} kg/m^2 (fabrics weigh 0.05-1)"),
     )?;
-    check("bending", m.bending, m.bending >= 0.0, "a non-negative stiffness (N m)")?;
+    check(
+        "bending",
+        m.bending,
+        (0.0..=MAX_BENDING).contains(&m.bending),
+        &format!("a non-negative stiffness of at most {MAX_BENDING} N m (fabrics: 1e-7 to 1e-4)"),
+    )?;
     check("coupling", m.coupling, true, "a finite buckling factor (N)")?;
     check(
         "bending_damping",
@@ -161,7 +174,9 @@ fn validate(label: &str, m: &Material) -> Result<()> {
         "a non-negative damping coefficient (N s)",
     )?;
     let s = m.stretching;
-    if ![s.k11, s.k12, s.k22, s.k33].iter().all(|k| k.is_finite())
+    if ![s.k11, s.k12, s.k22, s.k33]
+        .iter()
+        .all(|k| k.is_finite() && k.abs() <= MAX_STRETCHING)
         || s.k11 <= 0.0
         || s.k22 <= 0.0
         || s.k33 <= 0.0
@@ -171,7 +186,7 @@ fn validate(label: &str, m: &Material) -> Result<()> {
             label,
             "cloth.material.stretching",
             format!(
-                "[k11, k12, k22, k33] must be finite with k11, k22, k33 > 0 and k12^2 < k11 k22, got {:?}",
+                "[k11, k12, k22, k33] must be at most {MAX_STRETCHING:e} N/m (fabrics: 10 to 1e4) with k11, k22, k33 > 0 and k12^2 < k11 k22, got {:?}",
                 [s.k11, s.k12, s.k22, s.k33]
             ),
         ));

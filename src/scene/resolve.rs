@@ -152,8 +152,27 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
             Err(err(field, format!("must be three finite numbers, got {v:?}")))
         }
     };
+    // A motion's translation, at most MAX_TRANSLATE long.
+    let translate = |field: &str, v: [f64; 3]| -> Result<()> {
+        if finite3(field, v)?.length() > MAX_TRANSLATE {
+            return Err(err(
+                field,
+                format!("must be at most {MAX_TRANSLATE:e} m long, got {v:?}"),
+            ));
+        }
+        Ok(())
+    };
     positive("dt", f.dt, " of seconds")?;
     let gravity = finite3("gravity", f.gravity)?;
+    if gravity.length() > MAX_GRAVITY {
+        return Err(err(
+            "gravity",
+            format!(
+                "must be at most {MAX_GRAVITY} m/s^2 long (Earth's: 9.81), got {:?}",
+                f.gravity
+            ),
+        ));
+    }
     let tol = f.solver.tolerance;
     if !(tol.is_finite() && tol > 0.0 && tol < 1.0) {
         return Err(err("solver.tolerance", format!("must be in (0, 1), got {tol}")));
@@ -222,10 +241,12 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
     let mesh = build_mesh(label, &f.cloth.mesh, base)?;
     let material = super::material::resolve(label, &f.cloth.material)?;
     let damping = f.cloth.damping;
-    if !(damping.is_finite() && damping >= 0.0) {
+    if !(damping.is_finite() && (0.0..=MAX_DAMPING).contains(&damping)) {
         return Err(err(
             "cloth.damping",
-            format!("must be a non-negative number of seconds, got {damping}"),
+            format!(
+                "must be a non-negative number of seconds, at most {MAX_DAMPING} (scenes use 0.01-0.1), got {damping:?}"
+            ),
         ));
     }
     let warp = finite3("cloth.warp", f.cloth.warp)?;
@@ -393,7 +414,7 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
             if let Action::Move(m) = action {
                 let hf = field(&format!("handles.{hname}"));
                 if let Some(t) = m.translate {
-                    finite3(&format!("{hf}.translate"), t)?;
+                    translate(&format!("{hf}.translate"), t)?;
                 }
                 if let Some(r) = m.rotate {
                     let ax = axis(label, &format!("{hf}.rotate"), r.point, r.axis)?;
@@ -444,7 +465,7 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
             })?;
             if let ObstacleAction::Move(m) = action {
                 if let Some(t) = m.translate {
-                    finite3(&format!("{of}.translate"), t)?;
+                    translate(&format!("{of}.translate"), t)?;
                 }
                 if let Some(r) = m.rotate {
                     axis(label, &format!("{of}.rotate"), r.point, r.axis)?;
@@ -514,6 +535,13 @@ fn csv_name(what: &str, name: &str) -> std::result::Result<(), String> {
 /// The most steps a phase may take: a billion, days of computing at any
 /// size (and a step count that still fits every counter).
 const MAX_PHASE_STEPS: f64 = 1e9;
+
+/// The longest gravity (m/s^2), Rayleigh damping (s) and motion (m) a
+/// scene may have: far past any use, below where a step's numbers
+/// overflow or lose every digit (a translate of 1e300 did, at step 1).
+const MAX_GRAVITY: f64 = 1e3;
+const MAX_DAMPING: f64 = 1e3;
+const MAX_TRANSLATE: f64 = 1e6;
 
 fn output_interval(o: &OutputSpec, dt: f64) -> std::result::Result<f64, (&'static str, String)> {
     let (field, interval) = match (o.frame_interval, o.fps) {
