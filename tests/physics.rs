@@ -117,9 +117,9 @@ fn runs_are_bitwise_reproducible_across_thread_counts() {
 /// `solver.preconditioner = "multilevel"` changes the solve's cost, not
 /// the motion: the twist (1792 vertices, friction and plasticity on) over
 /// its first 60 ms ends where block Jacobi's does (both solve to the same
-/// tolerance; measured: mean |theta| the same to 1e-9), in under a quarter
-/// of Jacobi's CG iterations (measured 1014 against 5448), and the same
-/// bytes on one thread or two.
+/// tolerance; measured: mean |theta| the same to 1e-9, positions to 1e-10
+/// m), in under a fifth of Jacobi's CG iterations (measured 747 against
+/// 5448), and the same bytes on one thread or two.
 #[test]
 fn the_multilevel_preconditioner_follows_jacobi_in_fewer_iterations() {
     let run = |preconditioner: &str, threads: usize| {
@@ -140,7 +140,7 @@ fn the_multilevel_preconditioner_follows_jacobi_in_fewer_iterations() {
     let (xj, bend_j, it_j) = run("jacobi", 2);
     let (xm, bend_m, it_m) = run("multilevel", 2);
     println!("jacobi: {it_j} iterations, mean |theta| {bend_j}; multilevel: {it_m}, {bend_m}");
-    assert!(4 * it_m < it_j, "multilevel {it_m} iterations against jacobi's {it_j}");
+    assert!(5 * it_m < it_j, "multilevel {it_m} iterations against jacobi's {it_j}");
     assert!(
         (bend_m - bend_j).abs() <= 1e-6 * bend_j,
         "mean |theta| {bend_m} against {bend_j}"
