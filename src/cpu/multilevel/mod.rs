@@ -368,6 +368,7 @@ fn chebyshev(level: &mut Level, b: &[DVec3], x: &mut [DVec3], degree: usize) {
 /// built once per mesh.
 #[derive(Clone)]
 struct FinePattern {
+    /// The pattern: a matrix whose blocks are left empty.
     a: Bsr,
     /// Per entry of the vertex-face and vertex-hinge incidences, the slot
     /// in the vertex's row of each corner's block (from the row's start).
@@ -413,6 +414,7 @@ impl FinePattern {
             .map(|(v, h)| topo.hinges[h as usize].v.map(|w| slot(v, w)))
             .collect();
         let diagonal_slot = (0..n).map(|v| slot(v, v as u32)).collect();
+        let a = Bsr { val: Vec::new(), ..a };
         FinePattern {
             a,
             face_slot,
@@ -424,7 +426,7 @@ impl FinePattern {
     /// The finest level: `S A S + (I - S) m` per vertex block, with the
     /// self-collision springs' diagonal blocks only (their pairs couple
     /// vertices the mesh does not, and the pattern stays the mesh's).
-    fn assemble(&mut self, op: &Operator, filter: &Filter) -> Bsr {
+    fn assemble(&self, op: &Operator, filter: &Filter) -> Bsr {
         let cloth = op.cloth;
         let topo = &cloth.topology;
         let n = cloth.mesh.positions.len();
@@ -436,7 +438,10 @@ impl FinePattern {
                 (true, n) => Some(DMat3::IDENTITY - outer(n, n)),
             })
             .collect();
-        let mut a = std::mem::take(&mut self.a);
+        let mut a = Bsr {
+            val: vec![DMat3::ZERO; self.a.col.len()],
+            ..self.a.clone()
+        };
         let mut rows: Vec<(usize, &mut [DMat3])> = Vec::with_capacity(n);
         let mut rest = &mut a.val[..];
         for v in 0..n {
@@ -447,7 +452,6 @@ impl FinePattern {
         let cols = &a.col;
         let starts = &a.start;
         rows.into_par_iter().with_min_len(256).for_each(|(v, row)| {
-            row.fill(DMat3::ZERO);
             let (lo, _) = topo.vertex_faces.range(v);
             for (k, &(face, c)) in topo.vertex_faces.row(v).iter().enumerate() {
                 let (f, c) = (face as usize, c as usize);
@@ -482,9 +486,7 @@ impl FinePattern {
                 row[self.diagonal_slot[v] as usize] += (DMat3::IDENTITY - sv) * cloth.mass[v];
             }
         });
-        let out = a.clone();
-        self.a = a;
-        out
+        a
     }
 }
 
