@@ -37,6 +37,9 @@ pub(super) fn build_mesh(label: &str, spec: &MeshSpec, base: &Path) -> Result<Tr
                     too_many(vertices, g.resolution[0], g.resolution[1]),
                 ));
             }
+            if let Some(message) = mesh::too_big_for_memory(vertices) {
+                return Err(err("cloth.mesh.grid.resolution", message));
+            }
             let axes = g.plane.axes();
             let (nx, ny) = (g.resolution[0], g.resolution[1]);
             Ok(mesh::grid(g.size[0], g.size[1], nx, ny, g.pattern, origin, axes))
@@ -57,6 +60,9 @@ pub(super) fn build_mesh(label: &str, spec: &MeshSpec, base: &Path) -> Result<Tr
             let vertices = c.rings as u128 * c.segments as u128;
             if vertices > mesh::MAX_VERTICES as u128 {
                 return Err(err("cloth.mesh.cylinder", too_many(vertices, c.rings, c.segments)));
+            }
+            if let Some(message) = mesh::too_big_for_memory(vertices) {
+                return Err(err("cloth.mesh.cylinder", message));
             }
             Ok(mesh::cylinder(c.radius, c.height, c.rings, c.segments))
         }
@@ -89,6 +95,9 @@ pub(super) fn build_mesh(label: &str, spec: &MeshSpec, base: &Path) -> Result<Tr
                 ));
             }
             let mut m = mesh::read_obj(&path, o.uv_scale)?;
+            if let Some(message) = mesh::too_big_for_memory(m.positions.len() as u128) {
+                return Err(err("cloth.mesh.obj.path", message));
+            }
             uv_in_metres(&m, o.uv_scale).map_err(|e| err("cloth.mesh.obj.uv_scale", e))?;
             if let Some(groups) = &o.groups {
                 add_groups(&mut m, &base.join(groups)).map_err(|e| err("cloth.mesh.obj.groups", e))?;

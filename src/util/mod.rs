@@ -1,11 +1,12 @@
 //! The bottom layer: atomic file writes, reading back the CSV files crease
-//! writes, a stable hash, and RGB images with the font the plots and labels
-//! are drawn with. Depends on nothing else of crease but `error`.
+//! writes, a stable hash, RGB images with the font the plots and labels
+//! are drawn with, and the memory the machine has free. Depends on nothing else of crease but `error`.
 
 mod atomic;
 mod csv;
 mod hash;
 mod image;
+pub mod memory;
 
 pub use atomic::{write_atomic, write_atomic_with};
 pub use csv::Table;
