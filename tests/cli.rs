@@ -794,7 +794,10 @@ fn a_run_that_blows_up_stops_and_says_why() {
     ]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        !o.status.success() && err.contains("blew up") && err.contains("times its rest length"),
+        !o.status.success()
+            && err.contains("blew up")
+            && err.contains("times its rest length")
+            && err.contains("stable on this mesh only below about 8.660e-4 s a step"),
         "{err}"
     );
     let frames = std::fs::read_dir(out.join("frames")).unwrap().count();
