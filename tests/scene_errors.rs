@@ -446,6 +446,16 @@ fn finite_extremes_are_refused_naming_the_field() {
         ),
         (
             base(),
+            "cloth.material={\"preset\": \"cotton\", \"in_plane_friction\": {\"stiffness\": 1e300}}",
+            "cloth.material.in_plane_friction.stiffness: must be non-negative, at most 1e10 N/m",
+        ),
+        (
+            base(),
+            "cloth.material={\"preset\": \"cotton\", \"bending_plasticity\": {\"k_h0\": 1e300}}",
+            "cloth.material.bending_plasticity.k_h0: must be non-negative, at most 1e3 N m",
+        ),
+        (
+            base(),
             "gravity=[0, -1e300, 0]",
             "gravity: must be at most 1000 m/s^2 long",
         ),

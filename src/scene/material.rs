@@ -198,12 +198,19 @@ fn validate(label: &str, m: &Material) -> Result<()> {
     );
     for (family, ch) in families {
         let (f, p) = (format!("{family}_friction"), format!("{family}_plasticity"));
+        // A friction spring's or hardening's stiffness is the family's kind
+        // of stiffness, with the same bound.
+        let (most, unit) = match family {
+            "bending" => (MAX_BENDING, "N m"),
+            _ => (MAX_STRETCHING, "N/m"),
+        };
+        let stiffness = format!("non-negative, at most {most:e} {unit}");
         let d = ch.dwell;
         check(
             &format!("{f}.stiffness"),
             d.stiffness,
-            d.stiffness >= 0.0,
-            "non-negative",
+            (0.0..=most).contains(&d.stiffness),
+            &stiffness,
         )?;
         check(&format!("{f}.eps_0"), d.eps_0, d.eps_0 >= 0.0, "non-negative")?;
         check(
@@ -214,11 +221,14 @@ fn validate(label: &str, m: &Material) -> Result<()> {
         )?;
         check(&format!("{f}.tau"), d.tau, d.tau > 0.0, "a positive time (s)")?;
         let a = ch.dahl;
-        check(&format!("{f}.dahl_a"), a.a, a.a >= 0.0, "non-negative")?;
-        check(&format!("{f}.dahl_b"), a.b, a.b >= 0.0, "non-negative")?;
+        // Dahl's threshold is in the channel's stress units (Miguel's),
+        // bounded alike.
+        let stress = format!("non-negative, at most {most:e}");
+        check(&format!("{f}.dahl_a"), a.a, (0.0..=most).contains(&a.a), &stress)?;
+        check(&format!("{f}.dahl_b"), a.b, (0.0..=most).contains(&a.b), &stress)?;
         check(&format!("{f}.dahl_tau"), a.tau, a.tau > 0.0, "positive")?;
         let h = ch.hardening;
-        check(&format!("{p}.k_h0"), h.k_h0, h.k_h0 >= 0.0, "non-negative")?;
+        check(&format!("{p}.k_h0"), h.k_h0, (0.0..=most).contains(&h.k_h0), &stiffness)?;
         check(&format!("{p}.g"), h.g, (0.0..1.0).contains(&h.g), "in [0, 1)")?;
         check(&format!("{p}.tau"), h.tau, h.tau > 0.0, "a positive time (s)")?;
         check(
