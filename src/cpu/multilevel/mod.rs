@@ -28,7 +28,7 @@
 mod aggregate;
 mod bsr;
 
-pub use bsr::Bsr;
+use bsr::Bsr;
 
 use super::hessian::Operator;
 use super::pcg::Filter;
@@ -79,7 +79,7 @@ struct Level {
 }
 
 /// The hierarchy: its levels (finest first) and the coarsest level's
-/// Cholesky factor.
+/// solve.
 #[derive(Clone, Default)]
 pub struct Multilevel {
     /// Each level's aggregates, kept from solve to solve (the pattern does
