@@ -18,21 +18,24 @@ use std::collections::BTreeMap;
 /// checked against it before anything is allocated.
 pub const MAX_VERTICES: u64 = 1 << 24;
 
-/// The most memory a run takes per cloth vertex, bytes: measured peaks on
-/// the 111K-vertex twist, 3.7 KB a vertex with block Jacobi and 10.8 KB
-/// with the multilevel preconditioner (its levels and their products).
-pub const BYTES_PER_VERTEX: u64 = 12 * 1024;
+/// The most memory a run takes per cloth vertex, bytes, with block Jacobi
+/// and with the multilevel preconditioner (its levels and their products):
+/// measured peaks on the 111K-vertex twist, 3.7 and 10.8 KB a vertex, with
+/// half as much again for what a scene adds (contacts, pairs, outputs).
+pub const BYTES_PER_VERTEX: u64 = 6 * 1024;
+pub const BYTES_PER_VERTEX_MULTILEVEL: u64 = 16 * 1024;
 
-/// An error message when a cloth of `vertices` would not fit in the memory
-/// this machine has free (none where that cannot be read).
-pub fn too_big_for_memory(vertices: u128) -> Option<String> {
+/// An error message when a cloth of `vertices` at `per_vertex` bytes would
+/// not fit in the memory this machine has free (none where that cannot be
+/// read).
+pub fn too_big_for_memory(vertices: u128, per_vertex: u64) -> Option<String> {
     let available = crate::util::memory::available()?;
-    let need = vertices.saturating_mul(BYTES_PER_VERTEX as u128);
+    let need = vertices.saturating_mul(per_vertex as u128);
     (need > available as u128).then(|| {
         format!(
             "{vertices} vertices need about {} to run ({} KB a vertex), more than the {} this machine has free: use a coarser mesh",
             crate::util::memory::gb(need.min(u64::MAX as u128) as u64),
-            BYTES_PER_VERTEX / 1024,
+            per_vertex / 1024,
             crate::util::memory::gb(available)
         )
     })

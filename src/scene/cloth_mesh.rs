@@ -8,7 +8,7 @@ use crate::mesh::{self, TriMesh};
 use glam::DVec3;
 use std::path::Path;
 
-pub(super) fn build_mesh(label: &str, spec: &MeshSpec, base: &Path) -> Result<TriMesh> {
+pub(super) fn build_mesh(label: &str, spec: &MeshSpec, base: &Path, per_vertex: u64) -> Result<TriMesh> {
     let err = |field: &str, msg: String| Error::scene(label, field, msg);
     match spec {
         MeshSpec::Grid(g) => {
@@ -37,7 +37,7 @@ pub(super) fn build_mesh(label: &str, spec: &MeshSpec, base: &Path) -> Result<Tr
                     too_many(vertices, g.resolution[0], g.resolution[1]),
                 ));
             }
-            if let Some(message) = mesh::too_big_for_memory(vertices) {
+            if let Some(message) = mesh::too_big_for_memory(vertices, per_vertex) {
                 return Err(err("cloth.mesh.grid.resolution", message));
             }
             let axes = g.plane.axes();
@@ -61,7 +61,7 @@ pub(super) fn build_mesh(label: &str, spec: &MeshSpec, base: &Path) -> Result<Tr
             if vertices > mesh::MAX_VERTICES as u128 {
                 return Err(err("cloth.mesh.cylinder", too_many(vertices, c.rings, c.segments)));
             }
-            if let Some(message) = mesh::too_big_for_memory(vertices) {
+            if let Some(message) = mesh::too_big_for_memory(vertices, per_vertex) {
                 return Err(err("cloth.mesh.cylinder", message));
             }
             Ok(mesh::cylinder(c.radius, c.height, c.rings, c.segments))
@@ -95,7 +95,7 @@ pub(super) fn build_mesh(label: &str, spec: &MeshSpec, base: &Path) -> Result<Tr
                 ));
             }
             let mut m = mesh::read_obj(&path, o.uv_scale)?;
-            if let Some(message) = mesh::too_big_for_memory(m.positions.len() as u128) {
+            if let Some(message) = mesh::too_big_for_memory(m.positions.len() as u128, per_vertex) {
                 return Err(err("cloth.mesh.obj.path", message));
             }
             uv_in_metres(&m, o.uv_scale).map_err(|e| err("cloth.mesh.obj.uv_scale", e))?;

@@ -8,7 +8,7 @@ use crate::cloth::Cloth;
 use crate::collide::attach::Ride;
 use crate::collide::{Obstacle, Pose};
 use crate::error::{Error, Result};
-use crate::step::{SelfCollision, SolverSettings, StepInput, StrainLimit};
+use crate::step::{Preconditioner, SelfCollision, SolverSettings, StepInput, StrainLimit};
 use glam::DVec3;
 use std::path::Path;
 
@@ -238,7 +238,12 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
         }
     }
 
-    let mesh = build_mesh(label, &f.cloth.mesh, base)?;
+    // What a run of this scene takes a vertex, for the memory check.
+    let per_vertex = match f.solver.preconditioner {
+        Preconditioner::Jacobi => crate::mesh::BYTES_PER_VERTEX,
+        Preconditioner::Multilevel => crate::mesh::BYTES_PER_VERTEX_MULTILEVEL,
+    };
+    let mesh = build_mesh(label, &f.cloth.mesh, base, per_vertex)?;
     let material = super::material::resolve(label, &f.cloth.material)?;
     let damping = f.cloth.damping;
     if !(damping.is_finite() && (0.0..=MAX_DAMPING).contains(&damping)) {
