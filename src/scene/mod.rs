@@ -5,6 +5,7 @@ mod cloth_mesh;
 mod frames;
 mod material;
 mod obstacles;
+mod output_interval;
 mod overrides;
 mod resolve;
 pub mod roll;

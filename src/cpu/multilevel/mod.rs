@@ -27,14 +27,16 @@
 
 mod aggregate;
 mod bsr;
+mod fine;
+mod prolong;
 
 use bsr::Bsr;
+use fine::FinePattern;
+use prolong::{Modes, cross_matrix, hold_dropped, smooth, tentative};
 
 use super::hessian::Operator;
 use super::pcg::Filter;
-use crate::cloth::Cloth;
 use crate::error::{Error, Result};
-use crate::model::membrane::outer;
 use glam::{DMat3, DVec3};
 use rayon::prelude::*;
 
@@ -113,11 +115,6 @@ impl Coarsest {
     }
 }
 
-/// The near-kernel of a level's matrix on one block row: the 3x6 matrix
-/// whose columns are the rigid motions' values there (translations, then
-/// rotations).
-type Modes = [DMat3; 2];
-
 impl Multilevel {
     /// Builds the levels for the operator's matrix under the filter, at
     /// positions `x` (the rigid rotations turn about them).
@@ -182,111 +179,6 @@ impl Multilevel {
         cycle(&mut self.levels, &self.coarsest, r, z, DEGREE);
         filter.apply(z);
     }
-}
-
-/// `[p]_x`, the matrix of `v -> p x v`.
-fn cross_matrix(p: DVec3) -> DMat3 {
-    DMat3::from_cols(
-        DVec3::new(0.0, p.z, -p.y),
-        DVec3::new(-p.z, 0.0, p.x),
-        DVec3::new(p.y, -p.x, 0.0),
-    )
-}
-
-/// The tentative prolongator: per aggregate, the thin QR factorisation of
-/// its rows of the near-kernel, `B_J = Q_J R_J`; `Q_J` are its rows of
-/// `P0` (an orthonormal basis of the aggregate's rigid motions), `R_J` the
-/// coarse level's near-kernel on its two block rows (translation,
-/// rotation). A motion the aggregate cannot tell from the others (a
-/// rotation about the line of a two-vertex aggregate) is dropped: its
-/// column of `P0` is zero and its coarse unknown is listed in `dropped`
-/// (block row, component).
-fn tentative(modes: &[Modes], group: usize, of: &[u32], count: usize) -> (Bsr, Vec<Modes>, Vec<(usize, usize)>) {
-    let mut members = vec![Vec::new(); count];
-    for (node, &j) in of.iter().enumerate() {
-        members[j as usize].extend(node * group..(node + 1) * group);
-    }
-    let mut rows: Vec<Vec<(u32, DMat3)>> = vec![Vec::new(); modes.len()];
-    let mut coarse = vec![[DMat3::ZERO; 2]; 2 * count];
-    let mut dropped = Vec::new();
-    for (j, rows_j) in members.iter().enumerate() {
-        // Columns of B_J, each a vector over the aggregate's rows.
-        let mut q: Vec<Vec<DVec3>> = (0..6)
-            .map(|c| rows_j.iter().map(|&k| modes[k][c / 3].col(c % 3)).collect())
-            .collect();
-        let mut r = [[0.0f64; 6]; 6];
-        for c in 0..6 {
-            let before = norm(&q[c]);
-            for k in 0..c {
-                let d = dotv(&q[k], &q[c]);
-                r[k][c] = d;
-                let qk = q[k].clone();
-                q[c].iter_mut().zip(&qk).for_each(|(x, y)| *x -= *y * d);
-            }
-            let after = norm(&q[c]);
-            if after > 1e-8 * before && after > 0.0 {
-                r[c][c] = after;
-                q[c].iter_mut().for_each(|x| *x /= after);
-            } else {
-                q[c].iter_mut().for_each(|x| *x = DVec3::ZERO);
-                dropped.push((2 * j + c / 3, c % 3));
-            }
-        }
-        for (m, &k) in rows_j.iter().enumerate() {
-            for half in 0..2 {
-                let block = DMat3::from_cols(q[3 * half][m], q[3 * half + 1][m], q[3 * half + 2][m]);
-                rows[k].push(((2 * j + half) as u32, block));
-            }
-        }
-        for half in 0..2 {
-            for side in 0..2 {
-                coarse[2 * j + half][side] = DMat3::from_cols_array_2d(&std::array::from_fn(|col| {
-                    std::array::from_fn(|row| r[3 * half + row][3 * side + col])
-                }));
-            }
-        }
-    }
-    (Bsr::from_rows(2 * count, rows), coarse, dropped)
-}
-
-fn dotv(a: &[DVec3], b: &[DVec3]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| x.dot(*y)).sum()
-}
-
-fn norm(a: &[DVec3]) -> f64 {
-    dotv(a, a).sqrt()
-}
-
-/// A dropped coarse unknown has a zero row and column in `P^T A P`; it
-/// gets its block's largest diagonal entry (or 1) there, so the level stays
-/// definite (the unknown is decoupled and stays zero).
-fn hold_dropped(a: &mut Bsr, dropped: &[(usize, usize)]) {
-    for &(row, c) in dropped {
-        let k = (a.start[row]..a.start[row + 1])
-            .find(|&k| a.col[k] as usize == row)
-            .expect("diagonal block");
-        let m = a.val[k];
-        let d = m.x_axis.x.max(m.y_axis.y).max(m.z_axis.z);
-        let mut add = DVec3::ZERO;
-        add[c] = if d > 0.0 { d } else { 1.0 };
-        a.val[k] += DMat3::from_diagonal(add);
-    }
-}
-
-/// The smoothed prolongator `(I - w D^-1 A) P0`.
-fn smooth(a: &Bsr, inv_diag: &[DMat3], omega: f64, p0: &Bsr) -> Bsr {
-    let ap0 = a.product(p0);
-    let rows = (0..a.rows())
-        .into_par_iter()
-        .with_min_len(256)
-        .map(|i| {
-            let scale = inv_diag[i] * -omega;
-            let mut row: Vec<(u32, DMat3)> = p0.row(i).map(|(j, b)| (j as u32, *b)).collect();
-            row.extend(ap0.row(i).map(|(j, b)| (j as u32, scale * *b)));
-            row
-        })
-        .collect();
-    Bsr::from_rows(p0.cols, rows)
 }
 
 /// One V-cycle for `A x = b` from `x = 0`, smoothing by Chebyshev of
@@ -360,133 +252,6 @@ fn chebyshev(level: &mut Level, b: &[DVec3], x: &mut [DVec3], degree: usize) {
             .zip(r.par_iter())
             .for_each(|(d, r)| *d = *d * (next * rho) + *r * (2.0 * next / delta));
         rho = next;
-    }
-}
-
-/// The finest level's pattern (the mesh's: each vertex with the vertices
-/// of its faces and hinges) and where each element block lands in it,
-/// built once per mesh.
-#[derive(Clone)]
-struct FinePattern {
-    /// The pattern: a matrix whose blocks are left empty.
-    a: Bsr,
-    /// Per entry of the vertex-face and vertex-hinge incidences, the slot
-    /// in the vertex's row of each corner's block (from the row's start).
-    face_slot: Vec<[u32; 3]>,
-    hinge_slot: Vec<[u32; 4]>,
-    diagonal_slot: Vec<u32>,
-}
-
-impl FinePattern {
-    fn new(cloth: &Cloth) -> FinePattern {
-        let topo = &cloth.topology;
-        let n = cloth.mesh.positions.len();
-        let rows: Vec<Vec<(u32, DMat3)>> = (0..n)
-            .map(|v| {
-                let faces = topo
-                    .vertex_faces
-                    .row(v)
-                    .iter()
-                    .flat_map(|&(f, _)| cloth.mesh.faces[f as usize]);
-                let hinges = topo
-                    .vertex_hinges
-                    .row(v)
-                    .iter()
-                    .flat_map(|&(h, _)| topo.hinges[h as usize].v);
-                faces
-                    .chain(hinges)
-                    .chain([v as u32])
-                    .map(|w| (w, DMat3::ZERO))
-                    .collect()
-            })
-            .collect();
-        let a = Bsr::from_rows(n, rows);
-        let slot = |v: usize, w: u32| -> u32 {
-            let cols = &a.col[a.start[v]..a.start[v + 1]];
-            cols.binary_search(&w).expect("in the pattern") as u32
-        };
-        let face_slot = (0..n)
-            .flat_map(|v| topo.vertex_faces.row(v).iter().map(move |&(f, _)| (v, f)))
-            .map(|(v, f)| cloth.mesh.faces[f as usize].map(|w| slot(v, w)))
-            .collect();
-        let hinge_slot = (0..n)
-            .flat_map(|v| topo.vertex_hinges.row(v).iter().map(move |&(h, _)| (v, h)))
-            .map(|(v, h)| topo.hinges[h as usize].v.map(|w| slot(v, w)))
-            .collect();
-        let diagonal_slot = (0..n).map(|v| slot(v, v as u32)).collect();
-        let a = Bsr { val: Vec::new(), ..a };
-        FinePattern {
-            a,
-            face_slot,
-            hinge_slot,
-            diagonal_slot,
-        }
-    }
-
-    /// The finest level: `S A S + (I - S) m` per vertex block, with the
-    /// self-collision springs' diagonal blocks only (their pairs couple
-    /// vertices the mesh does not, and the pattern stays the mesh's).
-    fn assemble(&self, op: &Operator, filter: &Filter) -> Bsr {
-        let cloth = op.cloth;
-        let topo = &cloth.topology;
-        let n = cloth.mesh.positions.len();
-        // S per vertex, and whether it is the identity.
-        let s: Vec<Option<DMat3>> = (0..n)
-            .map(|i| match (filter.free[i], filter.normals[i]) {
-                (false, _) => Some(DMat3::ZERO),
-                (true, n) if n == DVec3::ZERO => None,
-                (true, n) => Some(DMat3::IDENTITY - outer(n, n)),
-            })
-            .collect();
-        let mut a = Bsr {
-            val: vec![DMat3::ZERO; self.a.col.len()],
-            ..self.a.clone()
-        };
-        let mut rows: Vec<(usize, &mut [DMat3])> = Vec::with_capacity(n);
-        let mut rest = &mut a.val[..];
-        for v in 0..n {
-            let (row, tail) = rest.split_at_mut(a.start[v + 1] - a.start[v]);
-            rows.push((v, row));
-            rest = tail;
-        }
-        let cols = &a.col;
-        let starts = &a.start;
-        rows.into_par_iter().with_min_len(256).for_each(|(v, row)| {
-            let (lo, _) = topo.vertex_faces.range(v);
-            for (k, &(face, c)) in topo.vertex_faces.row(v).iter().enumerate() {
-                let (f, c) = (face as usize, c as usize);
-                for (b, &slot) in self.face_slot[lo + k].iter().enumerate() {
-                    row[slot as usize] += op.faces.lin[f].block(&cloth.face_rest[f], c, b);
-                }
-            }
-            let (lo, _) = topo.vertex_hinges.range(v);
-            for (k, &(h, c)) in topo.vertex_hinges.row(v).iter().enumerate() {
-                let (g, coef) = (&op.hinges.grad[h as usize], op.hinges.coef[h as usize]);
-                for (b, &slot) in self.hinge_slot[lo + k].iter().enumerate() {
-                    row[slot as usize] += outer(g[c as usize], g[b]) * coef;
-                }
-            }
-            let d = &mut row[self.diagonal_slot[v] as usize];
-            *d += DMat3::from_diagonal(DVec3::splat(op.mass_scale * cloth.mass[v]));
-            if let Some(r) = op.repulsion {
-                *d += r.diagonal(v);
-            }
-            if let Some(b) = op.blocks {
-                *d += b.block(cloth, v);
-            }
-            for (block, &w) in row.iter_mut().zip(&cols[starts[v]..starts[v + 1]]) {
-                if let Some(sv) = s[v] {
-                    *block = sv * *block;
-                }
-                if let Some(sw) = s[w as usize] {
-                    *block *= sw;
-                }
-            }
-            if let Some(sv) = s[v] {
-                row[self.diagonal_slot[v] as usize] += (DMat3::IDENTITY - sv) * cloth.mass[v];
-            }
-        });
-        a
     }
 }
 

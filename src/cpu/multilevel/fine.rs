@@ -1,0 +1,137 @@
+//! The finest level: the step's system matrix assembled from the element
+//! blocks into the mesh's pattern, with the constraint filter folded in.
+
+use super::bsr::Bsr;
+use crate::cloth::Cloth;
+use crate::cpu::hessian::Operator;
+use crate::cpu::pcg::Filter;
+use crate::model::membrane::outer;
+use glam::{DMat3, DVec3};
+use rayon::prelude::*;
+
+/// The finest level's pattern (the mesh's: each vertex with the vertices
+/// of its faces and hinges) and where each element block lands in it,
+/// built once per mesh.
+#[derive(Clone)]
+pub(super) struct FinePattern {
+    /// The pattern: a matrix whose blocks are left empty.
+    a: Bsr,
+    /// Per entry of the vertex-face and vertex-hinge incidences, the slot
+    /// in the vertex's row of each corner's block (from the row's start).
+    face_slot: Vec<[u32; 3]>,
+    hinge_slot: Vec<[u32; 4]>,
+    diagonal_slot: Vec<u32>,
+}
+
+impl FinePattern {
+    pub(super) fn new(cloth: &Cloth) -> FinePattern {
+        let topo = &cloth.topology;
+        let n = cloth.mesh.positions.len();
+        let rows: Vec<Vec<(u32, DMat3)>> = (0..n)
+            .map(|v| {
+                let faces = topo
+                    .vertex_faces
+                    .row(v)
+                    .iter()
+                    .flat_map(|&(f, _)| cloth.mesh.faces[f as usize]);
+                let hinges = topo
+                    .vertex_hinges
+                    .row(v)
+                    .iter()
+                    .flat_map(|&(h, _)| topo.hinges[h as usize].v);
+                faces
+                    .chain(hinges)
+                    .chain([v as u32])
+                    .map(|w| (w, DMat3::ZERO))
+                    .collect()
+            })
+            .collect();
+        let a = Bsr::from_rows(n, rows);
+        let slot = |v: usize, w: u32| -> u32 {
+            let cols = &a.col[a.start[v]..a.start[v + 1]];
+            cols.binary_search(&w).expect("in the pattern") as u32
+        };
+        let face_slot = (0..n)
+            .flat_map(|v| topo.vertex_faces.row(v).iter().map(move |&(f, _)| (v, f)))
+            .map(|(v, f)| cloth.mesh.faces[f as usize].map(|w| slot(v, w)))
+            .collect();
+        let hinge_slot = (0..n)
+            .flat_map(|v| topo.vertex_hinges.row(v).iter().map(move |&(h, _)| (v, h)))
+            .map(|(v, h)| topo.hinges[h as usize].v.map(|w| slot(v, w)))
+            .collect();
+        let diagonal_slot = (0..n).map(|v| slot(v, v as u32)).collect();
+        let a = Bsr { val: Vec::new(), ..a };
+        FinePattern {
+            a,
+            face_slot,
+            hinge_slot,
+            diagonal_slot,
+        }
+    }
+
+    /// The finest level: `S A S + (I - S) m` per vertex block, with the
+    /// self-collision springs' diagonal blocks only (their pairs couple
+    /// vertices the mesh does not, and the pattern stays the mesh's).
+    pub(super) fn assemble(&self, op: &Operator, filter: &Filter) -> Bsr {
+        let cloth = op.cloth;
+        let topo = &cloth.topology;
+        let n = cloth.mesh.positions.len();
+        // S per vertex, and whether it is the identity.
+        let s: Vec<Option<DMat3>> = (0..n)
+            .map(|i| match (filter.free[i], filter.normals[i]) {
+                (false, _) => Some(DMat3::ZERO),
+                (true, n) if n == DVec3::ZERO => None,
+                (true, n) => Some(DMat3::IDENTITY - outer(n, n)),
+            })
+            .collect();
+        let mut a = Bsr {
+            val: vec![DMat3::ZERO; self.a.col.len()],
+            ..self.a.clone()
+        };
+        let mut rows: Vec<(usize, &mut [DMat3])> = Vec::with_capacity(n);
+        let mut rest = &mut a.val[..];
+        for v in 0..n {
+            let (row, tail) = rest.split_at_mut(a.start[v + 1] - a.start[v]);
+            rows.push((v, row));
+            rest = tail;
+        }
+        let cols = &a.col;
+        let starts = &a.start;
+        rows.into_par_iter().with_min_len(256).for_each(|(v, row)| {
+            let (lo, _) = topo.vertex_faces.range(v);
+            for (k, &(face, c)) in topo.vertex_faces.row(v).iter().enumerate() {
+                let (f, c) = (face as usize, c as usize);
+                for (b, &slot) in self.face_slot[lo + k].iter().enumerate() {
+                    row[slot as usize] += op.faces.lin[f].block(&cloth.face_rest[f], c, b);
+                }
+            }
+            let (lo, _) = topo.vertex_hinges.range(v);
+            for (k, &(h, c)) in topo.vertex_hinges.row(v).iter().enumerate() {
+                let (g, coef) = (&op.hinges.grad[h as usize], op.hinges.coef[h as usize]);
+                for (b, &slot) in self.hinge_slot[lo + k].iter().enumerate() {
+                    row[slot as usize] += outer(g[c as usize], g[b]) * coef;
+                }
+            }
+            let d = &mut row[self.diagonal_slot[v] as usize];
+            *d += DMat3::from_diagonal(DVec3::splat(op.mass_scale * cloth.mass[v]));
+            if let Some(r) = op.repulsion {
+                *d += r.diagonal(v);
+            }
+            if let Some(b) = op.blocks {
+                *d += b.block(cloth, v);
+            }
+            for (block, &w) in row.iter_mut().zip(&cols[starts[v]..starts[v + 1]]) {
+                if let Some(sv) = s[v] {
+                    *block = sv * *block;
+                }
+                if let Some(sw) = s[w as usize] {
+                    *block *= sw;
+                }
+            }
+            if let Some(sv) = s[v] {
+                row[self.diagonal_slot[v] as usize] += (DMat3::IDENTITY - sv) * cloth.mass[v];
+            }
+        });
+        a
+    }
+}
