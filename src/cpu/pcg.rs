@@ -216,7 +216,7 @@ fn true_residual(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cpu::testing::Sheet;
+    use crate::cpu::testing::{Sheet, constraints};
     use crate::model::testing::Rng;
 
     /// Random SPD block systems from a deformed sheet, with pinned and
@@ -237,15 +237,8 @@ mod tests {
             let sheet = Sheet::at(cloth, &x, [1e-3, 2e-3, 5e-3, 1e-2][trial]);
             let (op, inv) = (sheet.operator(), &sheet.inv_diag);
             let b: Vec<DVec3> = (0..n).map(|_| rng.vec3(1e-3)).collect();
-            let free: Vec<bool> = (0..n).map(|i| i % 17 != 0).collect();
-            // Every seventh vertex rests on a surface of random normal, with
-            // a prescribed normal velocity.
-            let normals: Vec<DVec3> = (0..n)
-                .map(|i| match free[i] && i % 7 == 3 {
-                    true => rng.vec3(1.0).normalize(),
-                    false => DVec3::ZERO,
-                })
-                .collect();
+            // The resting vertices get a prescribed normal velocity.
+            let (free, normals) = constraints(n, &mut rng);
             let filter = Filter {
                 free: &free,
                 normals: &normals,

@@ -7,6 +7,7 @@ use super::membrane::{FaceStates, membrane};
 use crate::cloth::Cloth;
 use crate::mesh::{Pattern, grid};
 use crate::model::material::preset;
+use crate::model::testing::Rng;
 use glam::{DMat3, DVec3};
 
 /// A 0.3 x 0.2 m cotton sheet, its elements evaluated at `x` with step
@@ -59,4 +60,17 @@ impl Sheet {
             mass_scale: 1.0,
         }
     }
+}
+
+/// The tests' constraints on `n` vertices: every 17th pinned, every 7th of
+/// the rest resting on a surface of random normal (`free`, `normals`).
+pub fn constraints(n: usize, rng: &mut Rng) -> (Vec<bool>, Vec<DVec3>) {
+    let free: Vec<bool> = (0..n).map(|i| i % 17 != 0).collect();
+    let normals = (0..n)
+        .map(|i| match free[i] && i % 7 == 3 {
+            true => rng.vec3(1.0).normalize(),
+            false => DVec3::ZERO,
+        })
+        .collect();
+    (free, normals)
 }

@@ -327,7 +327,7 @@ mod tests {
     use super::*;
     use crate::cpu::hessian::Scratch;
     use crate::cpu::pcg::{Preconditioning, Vectors, solve};
-    use crate::cpu::testing::Sheet;
+    use crate::cpu::testing::{Sheet, constraints};
     use crate::model::testing::Rng;
 
     /// A sheet of `nx x ny` quads stretched 5% and rippled at step `h`;
@@ -341,14 +341,7 @@ mod tests {
             .iter()
             .map(|p| *p * 1.05 + rng.vec3(0.002))
             .collect();
-        let n = x.len();
-        let free: Vec<bool> = (0..n).map(|i| i % 17 != 0).collect();
-        let normals = (0..n)
-            .map(|i| match free[i] && i % 7 == 3 {
-                true => rng.vec3(1.0).normalize(),
-                false => DVec3::ZERO,
-            })
-            .collect();
+        let (free, normals) = constraints(x.len(), rng);
         (Sheet::at(cloth, &x, h), x, free, normals)
     }
 
