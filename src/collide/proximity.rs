@@ -60,6 +60,33 @@ impl Proximity {
     pub fn row(&self, v: usize) -> &[(u32, u32)] {
         &self.entries[self.offsets[v] as usize..self.offsets[v + 1] as usize]
     }
+
+    /// The pairs over `n` vertices with their incidence.
+    pub fn new(pairs: Vec<Pair>, n: usize) -> Proximity {
+        // Incidence: counts, offsets, then entries in pair order.
+        let mut offsets = vec![0u32; n + 1];
+        for p in &pairs {
+            for &v in &p.v {
+                offsets[v as usize + 1] += 1;
+            }
+        }
+        for v in 0..n {
+            offsets[v + 1] += offsets[v];
+        }
+        let mut fill = offsets.clone();
+        let mut entries = vec![(0u32, 0u32); offsets[n] as usize];
+        for (k, p) in pairs.iter().enumerate() {
+            for (slot, &v) in p.v.iter().enumerate() {
+                entries[fill[v as usize] as usize] = (k as u32, slot as u32);
+                fill[v as usize] += 1;
+            }
+        }
+        Proximity {
+            pairs,
+            offsets,
+            entries,
+        }
+    }
 }
 
 /// Closest point of triangle abc to p, as barycentric weights (Ericson,
@@ -249,29 +276,7 @@ pub fn find(faces: &[[u32; 3]], edges: &[[u32; 2]], x: &[DVec3], rest: &[DVec3],
         // the vertex) by vertex then triangle, then edge-edge pairs.
         pairs.sort_by_key(|p| (p.c[0] != 1.0, p.v));
     }
-    // Incidence: counts, offsets, then entries in pair order.
-    let mut offsets = vec![0u32; n + 1];
-    for p in &pairs {
-        for &v in &p.v {
-            offsets[v as usize + 1] += 1;
-        }
-    }
-    for v in 0..n {
-        offsets[v + 1] += offsets[v];
-    }
-    let mut fill = offsets.clone();
-    let mut entries = vec![(0u32, 0u32); offsets[n] as usize];
-    for (k, p) in pairs.iter().enumerate() {
-        for (slot, &v) in p.v.iter().enumerate() {
-            entries[fill[v as usize] as usize] = (k as u32, slot as u32);
-            fill[v as usize] += 1;
-        }
-    }
-    Proximity {
-        pairs,
-        offsets,
-        entries,
-    }
+    Proximity::new(pairs, n)
 }
 
 #[cfg(test)]

@@ -46,6 +46,15 @@ impl Filter<'_> {
         v - n * n.dot(v)
     }
 
+    /// `S_i` as a matrix, `None` where it is the identity.
+    pub fn matrix(&self, i: usize) -> Option<DMat3> {
+        match (self.free[i], self.normals[i]) {
+            (false, _) => Some(DMat3::ZERO),
+            (true, n) if n == DVec3::ZERO => None,
+            (true, n) => Some(DMat3::IDENTITY - crate::model::membrane::outer(n, n)),
+        }
+    }
+
     pub fn apply(&self, v: &mut [DVec3]) {
         v.par_iter_mut()
             .with_min_len(MIN_LEN)

@@ -58,6 +58,17 @@ impl Repulsion<'_> {
         block
     }
 
+    /// Vertex v's row of the springs' system part: per incidence and per
+    /// vertex w of the pair, the block `h^2 k c_v c_w n n^T` (the pairs
+    /// couple vertices the mesh does not).
+    pub fn row_blocks(&self, v: usize) -> impl Iterator<Item = (u32, DMat3)> + '_ {
+        self.prox.row(v).iter().flat_map(move |&(k, slot)| {
+            let p = &self.prox.pairs[k as usize];
+            let nn = outer(p.n, p.n) * (self.scale * self.stiffness * p.c[slot as usize]);
+            (0..4).map(move |b| (p.v[b], nn * p.c[b]))
+        })
+    }
+
     /// Per pair: `h^2 k (n . sum c_j p_j)`, the scalar of its product.
     pub fn product(&self, p: &[DVec3], out: &mut Vec<f64>) {
         out.resize(self.prox.pairs.len(), 0.0);
@@ -149,11 +160,7 @@ mod tests {
             n,
             d,
         };
-        Proximity {
-            pairs: vec![pair],
-            offsets: vec![0, 1, 2, 3, 4],
-            entries: vec![(0, 0), (0, 1), (0, 2), (0, 3)],
-        }
+        Proximity::new(vec![pair], 4)
     }
 
     /// The spring's forces are minus the gradient of `k/2 (t - d(x))^2`

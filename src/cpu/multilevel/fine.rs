@@ -69,21 +69,16 @@ impl FinePattern {
         }
     }
 
-    /// The finest level: `S A S + (I - S) m` per vertex block, with the
-    /// self-collision springs' diagonal blocks only (their pairs couple
-    /// vertices the mesh does not, and the pattern stays the mesh's).
-    pub(super) fn assemble(&self, op: &Operator, filter: &Filter) -> Bsr {
+    /// The finest level: `S A S + (I - S) m` per vertex block. With
+    /// `pairs`, the self-collision springs join it, and the pattern grows
+    /// by the vertices their pairs couple; without, it is the mesh's (the
+    /// aggregates are built from that one, so that they do not depend on
+    /// the pairs of the step a run starts or resumes at).
+    pub(super) fn assemble(&self, op: &Operator, filter: &Filter, pairs: bool) -> Bsr {
         let cloth = op.cloth;
         let topo = &cloth.topology;
         let n = cloth.mesh.positions.len();
-        // S per vertex, and whether it is the identity.
-        let s: Vec<Option<DMat3>> = (0..n)
-            .map(|i| match (filter.free[i], filter.normals[i]) {
-                (false, _) => Some(DMat3::ZERO),
-                (true, n) if n == DVec3::ZERO => None,
-                (true, n) => Some(DMat3::IDENTITY - outer(n, n)),
-            })
-            .collect();
+        let s: Vec<Option<DMat3>> = (0..n).map(|i| filter.matrix(i)).collect();
         let mut a = Bsr {
             val: vec![DMat3::ZERO; self.a.col.len()],
             ..self.a.clone()
@@ -114,24 +109,37 @@ impl FinePattern {
             }
             let d = &mut row[self.diagonal_slot[v] as usize];
             *d += DMat3::from_diagonal(DVec3::splat(op.mass_scale * cloth.mass[v]));
-            if let Some(r) = op.repulsion {
-                *d += r.diagonal(v);
-            }
             if let Some(b) = op.blocks {
                 *d += b.block(cloth, v);
             }
             for (block, &w) in row.iter_mut().zip(&cols[starts[v]..starts[v + 1]]) {
-                if let Some(sv) = s[v] {
-                    *block = sv * *block;
-                }
-                if let Some(sw) = s[w as usize] {
-                    *block *= sw;
-                }
+                *block = filtered(&s, v, w, *block);
             }
             if let Some(sv) = s[v] {
                 row[self.diagonal_slot[v] as usize] += (DMat3::IDENTITY - sv) * cloth.mass[v];
             }
         });
-        a
+        match op.repulsion.filter(|_| pairs) {
+            Some(r) => {
+                let rows = (0..n)
+                    .into_par_iter()
+                    .with_min_len(256)
+                    .map(|v| {
+                        let mesh = a.row(v).map(|(w, b)| (w as u32, *b));
+                        let springs = r.row_blocks(v).map(|(w, b)| (w, filtered(&s, v, w, b)));
+                        mesh.chain(springs).collect()
+                    })
+                    .collect();
+                Bsr::from_rows(n, rows)
+            }
+            None => a,
+        }
     }
+}
+
+/// `S_v B S_w` for the block `B` of row `v`, column `w` (`None`: S is the
+/// identity there).
+fn filtered(s: &[Option<DMat3>], v: usize, w: u32, block: DMat3) -> DMat3 {
+    let left = s[v].map_or(block, |sv| sv * block);
+    s[w as usize].map_or(left, |sw| left * sw)
 }
