@@ -199,7 +199,7 @@ fn cycle(levels: &mut [Level], coarsest: &Coarsest, b: &[DVec3], x: &mut [DVec3]
         return;
     };
     x.fill(DVec3::ZERO);
-    chebyshev(level, b, x, degree);
+    chebyshev(level, b, x, degree, true);
     level.a.apply(x, &mut level.r);
     level
         .r
@@ -214,22 +214,26 @@ fn cycle(levels: &mut [Level], coarsest: &Coarsest, b: &[DVec3], x: &mut [DVec3]
         .with_min_len(256)
         .zip(&level.r)
         .for_each(|(x, c)| *x += *c);
-    chebyshev(level, b, x, degree);
+    chebyshev(level, b, x, degree, false);
 }
 
 /// `degree` steps of the Chebyshev iteration for `A x = b` preconditioned
 /// by `D^-1`, damping the eigenvalues of `D^-1 A` in `[LOWEST lambda,
 /// lambda]` (Saad, *Iterative Methods for Sparse Linear Systems*, Alg.
 /// 12.1): a fixed polynomial in `D^-1 A`, so the same smoother before and
-/// after the coarse correction keeps the cycle symmetric.
-fn chebyshev(level: &mut Level, b: &[DVec3], x: &mut [DVec3], degree: usize) {
+/// after the coarse correction keeps the cycle symmetric. `from_zero`:
+/// `x` is zero, and its product is not computed.
+fn chebyshev(level: &mut Level, b: &[DVec3], x: &mut [DVec3], degree: usize, from_zero: bool) {
     let (hi, lo) = (level.lambda, level.lambda * LOWEST);
     let (theta, delta) = ((hi + lo) / 2.0, (hi - lo) / 2.0);
     let sigma = theta / delta;
     let mut rho = 1.0 / sigma;
     let inv = &level.inv_diag;
     // r = D^-1 (b - A x), d = r / theta.
-    level.a.apply(x, &mut level.r);
+    match from_zero {
+        true => level.r.fill(DVec3::ZERO),
+        false => level.a.apply(x, &mut level.r),
+    }
     level
         .r
         .par_iter_mut()
