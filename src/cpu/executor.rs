@@ -238,7 +238,6 @@ impl Executor for CpuBackend {
 
     /// A vertex with a non-finite position or velocity.
     fn check_finite(&mut self, _: &StepReport) -> Result<()> {
-        self.steps += 1;
         match self
             .x
             .iter()
@@ -246,8 +245,8 @@ impl Executor for CpuBackend {
             .position(|(x, v)| !x.is_finite() || !v.is_finite())
         {
             Some(i) => Err(Error::Step(format!(
-                "step {}: vertex {i} has a non-finite position or velocity (the step blew up): reduce dt or raise damping",
-                self.steps
+                "vertex {} (numbered from 1) has a non-finite position or velocity: the state blew up",
+                i + 1
             ))),
             None => Ok(()),
         }

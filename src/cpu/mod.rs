@@ -77,7 +77,6 @@ pub struct CpuBackend {
     /// The multilevel preconditioner's hierarchy (its aggregates kept from
     /// step to step), when the solver uses it.
     multilevel: multilevel::Multilevel,
-    steps: u64,
     /// The threads a step runs on. A step makes thousands of parallel calls
     /// (several per CG iteration); made from outside a pool, each one hands
     /// its work to the pool's threads and blocks until they finish, which on
@@ -118,7 +117,6 @@ impl CpuBackend {
             scratch: hessian::Scratch::new(&cloth),
             vectors: pcg::Vectors::default(),
             multilevel: multilevel::Multilevel::default(),
-            steps: 0,
             // As many threads as rayon's global pool (RAYON_NUM_THREADS or
             // the cores); if the system refuses threads, steps run from the
             // caller as before.

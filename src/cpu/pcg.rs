@@ -151,7 +151,7 @@ pub fn solve(
         let pq = op.apply_filtered(scratch, p, q, Some(filter.free));
         if !(pq > 0.0 && pq.is_finite()) {
             return Err(Error::Step(format!(
-                "conjugate gradients broke down at iteration {iterations} (p.Ap = {pq}): the system is not positive definite or the state blew up; reduce dt"
+                "conjugate gradients broke down at iteration {iterations} (p.Ap = {pq}): the system is not positive definite or the state blew up"
             )));
         }
         let alpha = rz / pq;
@@ -214,7 +214,7 @@ fn true_residual(
     let rr = dot(r, r);
     if !rr.is_finite() {
         return Err(Error::Step(
-            "the linear system has non-finite entries (the state blew up): reduce dt".into(),
+            "the linear system has non-finite entries: the state blew up".into(),
         ));
     }
     precond.apply(filter, r, z);

@@ -245,7 +245,7 @@ impl Executor for GpuBackend {
         if s.broke != 0 {
             return Err(Error::Step(format!(
                 "conjugate gradients broke down at iteration {} (p.Ap = {}): the system is not positive definite \
-                 or the state blew up; reduce dt",
+                 or the state blew up",
                 s.iterations, s.pq
             )));
         }
@@ -382,7 +382,7 @@ impl Executor for GpuBackend {
         self.recorder.flush(&self.ctx);
         if !report.cg_residual.is_finite() {
             return Err(Error::Step(
-                "the solve produced a non-finite residual (the step blew up): reduce dt".into(),
+                "the solve produced a non-finite residual: the state blew up".into(),
             ));
         }
         self.ctx.check()

@@ -17,7 +17,7 @@ use crate::measure::Measures;
 use crate::mesh::write_obj;
 use crate::scene::Format;
 use crate::sim::{Reaction, Simulation};
-use crate::step::{Integrator, StepReport};
+use crate::step::StepReport;
 use crate::util::write_atomic;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -393,46 +393,16 @@ fn blown_up(sim: &Simulation, row: &MetricsRow) -> Result<()> {
     if strain <= BLOWN_UP {
         return Ok(());
     }
-    let cause = match sim.scene.integrator {
-        Integrator::BridsonMixed => format!(
-            "The mixed integrator takes the elastic forces explicitly: undamped, it is stable on this mesh only \
-             below about {:.3e} s a step (a stretching or bending wave crossing its shortest edge; cloth.damping, \
-             taken implicitly, stretches that some way), and dt is {}. Reduce dt, or use integrator \
-             \"backward-euler\"",
-            explicit_step_limit(&sim.scene.cloth),
-            sim.scene.dt
-        ),
-        Integrator::BackwardEuler => "Reduce dt, or raise cloth.damping".into(),
-    };
     Err(Error::Step(format!(
         "step {} (t = {:.4} s, phase {}): the cloth blew up: an edge is {:.1} times its rest length (kinetic energy \
-         {:.3e} J); the frames before this one are written. {cause}",
+         {:.3e} J); the frames before this one are written. {}",
         sim.steps(),
         sim.time(),
         sim.phase_name(),
         1.0 + strain,
-        row.measures.kinetic_energy
+        row.measures.kinetic_energy,
+        crate::sim::blow_up::advice(&sim.scene)
     )))
-}
-
-/// About the longest step explicit elastic forces stay stable at on this
-/// cloth without damping (a CFL estimate, not a bound): the time a
-/// stretching wave (speed `sqrt(k / rho)`, the stiffest channel) takes to
-/// cross the shortest rest edge `dx`, or a bending wave's
-/// `dx^2 sqrt(rho / k_b)`, whichever is shorter. Measured on `hang` with
-/// `cloth.damping = 0`: 8.7e-4 s estimated, stable at 5e-4, blown up at
-/// 1e-3; its damping of 0.01 s keeps it stable to about 1e-2.
-fn explicit_step_limit(cloth: &crate::cloth::Cloth) -> f64 {
-    let dx = cloth
-        .face_rest
-        .iter()
-        .flat_map(|r| r.edge_len)
-        .fold(f64::INFINITY, f64::min);
-    let m = &cloth.material;
-    let k = m.stretching.k11.max(m.stretching.k22).max(m.stretching.k33);
-    let stretch = dx * (m.density / k).sqrt();
-    let bend = dx * dx * (m.density / m.bending).sqrt();
-    stretch.min(bend)
 }
 
 /// Removes what an earlier run left in `out_dir` (its frames, metrics,

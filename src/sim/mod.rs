@@ -3,6 +3,7 @@
 //! per-vertex reactions into per-handle force and torque. It never knows
 //! which backend it drives.
 
+pub mod blow_up;
 mod handles;
 mod obstacles;
 mod sticking;
@@ -309,6 +310,17 @@ impl Simulation {
             air: self.scene.air,
             integrator: self.scene.integrator,
             sticks: &self.sticks,
+        });
+        // A backend says what broke; the run says where, and what to change.
+        let report = report.map_err(|e| match e {
+            crate::Error::Step(what) => crate::Error::Step(format!(
+                "step {} (t = {:.4} s, phase {}): {what}. {}",
+                self.steps + 1,
+                self.time(),
+                phase.name,
+                blow_up::advice(&self.scene)
+            )),
+            other => other,
         })?;
         // A solve that ends at its iteration cap worse than it started has
         // not converged. Backward Euler's system is positive definite at

@@ -175,7 +175,7 @@ impl Multilevel {
         self.coarsest = match a.rows() <= DENSE_ROWS {
             true => Coarsest::Cholesky(Cholesky::new(a.dense()).ok_or_else(|| {
                 Error::Step(
-                    "the multilevel preconditioner's coarsest matrix is not positive definite (the state blew up): reduce dt"
+                    "the multilevel preconditioner's coarsest matrix is not positive definite: the state blew up"
                         .into(),
                 )
             })?),
