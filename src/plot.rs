@@ -216,16 +216,23 @@ fn tick(v: f64) -> String {
     }
 }
 
-/// The range of `values` (finite ones), widened when empty or flat.
+/// The largest magnitude an axis reaches: plotters' search for tick marks
+/// never ends on an axis whose width overflows (a column spanning
+/// +-1e308); points past it are drawn at the edge.
+const AXIS_LIMIT: f64 = 1e300;
+
+/// The range of `values` (finite ones, held within `AXIS_LIMIT`), widened
+/// when empty or flat.
 fn range(values: impl Iterator<Item = f64>) -> (f64, f64) {
     let (lo, hi) = values
         .filter(|v| v.is_finite())
+        .map(|v| v.clamp(-AXIS_LIMIT, AXIS_LIMIT))
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(v), hi.max(v)));
     if lo > hi {
         return (0.0, 1.0);
     }
     let pad = if hi > lo {
-        0.05 * (hi - lo)
+        0.05 * hi - 0.05 * lo
     } else {
         lo.abs().max(1e-12) * 0.1
     };

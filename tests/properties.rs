@@ -185,7 +185,7 @@ proptest! {
             "a,a", "", "\"x,y\",z",
         ]),
         rows in prop::collection::vec(prop::collection::vec(prop::sample::select(vec![
-            "0", "1", "-1", "0.1", "1e400", "nan", "inf", "", "\"", "\"a,b\"", "x", "1e-320",
+            "0", "1", "-1", "0.1", "1e400", "1e308", "-1e308", "nan", "inf", "", "\"", "\"a,b\"", "x", "1e-320",
         ]), 0..6), 0..16),
     ) {
         let text = std::iter::once(header.to_string())

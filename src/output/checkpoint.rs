@@ -164,11 +164,18 @@ impl Checkpoint {
     /// an error that says so.
     pub fn read(out_dir: &Path) -> Result<Checkpoint> {
         let path = Self::path(out_dir);
-        let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
         let corrupt = |message: String| Error::Checkpoint {
             path: path.clone(),
             message,
         };
+        if !path.exists() && out_dir.is_dir() {
+            return Err(corrupt(
+                "does not exist: a checkpoint is written by `crease run --checkpoint-every` or Ctrl-C, and removed \
+                 once its run finishes"
+                    .into(),
+            ));
+        }
+        let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
         let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
             corrupt(format!(
                 "is not valid JSON ({e}): the file is damaged; start the run again"

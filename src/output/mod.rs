@@ -154,7 +154,8 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
     if opts.resume.is_none() {
         clear_previous(&opts.out_dir)?;
     }
-    let frames = match sim.scene.formats.contains(&Format::Obj) {
+    let formats_obj = sim.scene.formats.contains(&Format::Obj);
+    let frames = match formats_obj {
         true => opts.out_dir.join("frames"),
         false => opts.out_dir.clone(),
     };
@@ -186,6 +187,18 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
                     "metrics.csv has {} rows, the checkpoint wrote {}: the output folder was changed",
                     lines.len().saturating_sub(1),
                     c.metrics_rows
+                ),
+            });
+        }
+        let missing = (0..=c.frame).find(|&k| !frame_path(&opts.out_dir, k).is_file());
+        if let Some(k) = missing.filter(|_| formats_obj) {
+            return Err(Error::Checkpoint {
+                path: Checkpoint::path(&opts.out_dir),
+                message: format!(
+                    "frame {} of the {} the checkpoint wrote is missing ({}): the output folder was changed",
+                    k,
+                    c.frame + 1,
+                    frame_path(&opts.out_dir, k).display()
                 ),
             });
         }
@@ -379,7 +392,6 @@ pub fn dump_state(out_dir: &Path, sim: &Simulation) -> Result<()> {
     write_atomic(&out_dir.join("state_faces.csv"), faces.as_bytes())
 }
 
-/// The path of output frame `k` under `out_dir`.
 /// An edge past this strain (eleven times its rest length) is a simulation
 /// that blew up, not cloth. Woven cloth tears at a few tens of percent, but
 /// the built-in denim trousers lifting a leg stretch inner-thigh edges to
@@ -442,6 +454,7 @@ fn clear_previous(out_dir: &Path) -> Result<()> {
     remove(Checkpoint::path(out_dir))
 }
 
+/// The path of output frame `k` under `out_dir`.
 pub fn frame_path(out_dir: &Path, k: usize) -> PathBuf {
     out_dir.join("frames").join(format!("{k:05}.obj"))
 }
