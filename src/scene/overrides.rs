@@ -26,6 +26,15 @@ pub fn apply(root: &mut Value, spec: &str) -> Result<()> {
             message: format!("`{path}` has an empty path segment"),
         });
     }
+    if path.contains('[') {
+        return Err(Error::Argument {
+            arg: arg(),
+            message: format!(
+                "`{path}`: an array element is addressed by a dot and its index or name, not brackets (`{}`)",
+                path.replace('[', ".").replace(']', "")
+            ),
+        });
+    }
     let mut node = root;
     for (i, key) in keys.iter().enumerate() {
         let last = i + 1 == keys.len();
