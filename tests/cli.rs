@@ -730,9 +730,10 @@ fn outputs_of_the_wrong_kind_name_their_option() {
     std::fs::remove_dir_all(&out).ok();
 }
 
-/// A new run into a folder that holds an older one replaces it whole: the
-/// older run's later frames and its checkpoint go (a render would draw the
-/// one, a resume continue the other), and files crease did not write stay.
+/// A new run into a folder that holds an older one of the same scene
+/// replaces it whole: the older run's later frames and its checkpoint go (a
+/// render would draw the one, a resume continue the other), and files
+/// crease did not write stay. Another scene's run there needs --force.
 #[test]
 fn a_run_into_an_old_folder_never_mixes_with_it() {
     let out = temp("mix");
@@ -767,6 +768,33 @@ fn a_run_into_an_old_folder_never_mixes_with_it() {
     assert_eq!(std::fs::read_to_string(out.join("notes.txt")).unwrap(), "mine");
     let metrics = std::fs::read_to_string(out.join("metrics.csv")).unwrap();
     assert_eq!(metrics.lines().count(), 4);
+    // Another scene's run is refused there, and changes nothing, unless
+    // told to replace it.
+    let other = [
+        "run",
+        "drape",
+        "--backend",
+        "cpu",
+        "--quiet",
+        "--out",
+        dir,
+        "--until",
+        "0.004",
+    ];
+    let o = crease(&other);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("--force"), "{err}");
+    assert_eq!(std::fs::read_dir(out.join("frames")).unwrap().count(), 3);
+    assert!(crease(&[&other[..], &["--force"]].concat()).status.success());
+    assert!(
+        std::fs::read_to_string(out.join("run.json"))
+            .unwrap()
+            .contains("\"source\": \"drape\"")
+    );
+    let metrics = std::fs::read_to_string(out.join("metrics.csv")).unwrap();
+    let frames = std::fs::read_dir(out.join("frames")).unwrap().count();
+    assert!(frames < 3 && metrics.lines().count() == frames + 1, "{frames} frames");
+    assert_eq!(std::fs::read_to_string(out.join("notes.txt")).unwrap(), "mine");
     std::fs::remove_dir_all(&out).ok();
 }
 

@@ -7,7 +7,7 @@ use crease::scene::{self};
 use crease::sim::Simulation;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
 pub struct RunArgs {
@@ -39,6 +39,11 @@ pub struct RunArgs {
     /// (Ctrl-C always writes one); continue with `crease resume DIR`.
     #[arg(long, value_name = "SECONDS")]
     pub checkpoint_every: Option<f64>,
+    /// Replace the outputs of another scene's run in the output folder
+    /// (without it, that is an error; a run of the same scene replaces
+    /// its own outputs).
+    #[arg(long)]
+    pub force: bool,
 }
 
 pub fn run(args: RunArgs) -> Result<()> {
@@ -52,6 +57,7 @@ pub fn run(args: RunArgs) -> Result<()> {
         dump_state,
         check_intersections,
         checkpoint_every,
+        force,
     } = args;
     let name = scene.as_deref().unwrap_or(scene::DEFAULT_SCENE);
     let scene = scene::load(name, &set)?;
@@ -62,6 +68,9 @@ pub fn run(args: RunArgs) -> Result<()> {
     let backend = make_backend(backend, &scene)?;
     let mut sim = Simulation::new(scene, backend);
     let scene_key = SceneKey::new(&sim.scene, name, &set);
+    if !force {
+        refuse_another_scene(&out_dir, &scene_key)?;
+    }
     let opts = RunOptions {
         out_dir,
         until,
@@ -123,6 +132,22 @@ pub fn resume(args: ResumeArgs) -> Result<()> {
     };
     run_with_progress(&mut sim, &opts, quiet)?;
     Ok(())
+}
+
+/// A folder holding another scene's run (by its `run.json`) is not
+/// written over: a mistyped `--out` would delete that run's frames. A run
+/// of the same scene (edited, or with other `--set`s) replaces its own.
+fn refuse_another_scene(out_dir: &Path, key: &SceneKey) -> Result<()> {
+    let held = match SceneKey::read_run(out_dir) {
+        Ok(None) => return Ok(()),
+        Ok(Some(old)) if old.source == key.source => return Ok(()),
+        Ok(Some(old)) => format!("the outputs of a run of {}", old.source),
+        Err(e) => format!("a damaged run.json ({e})"),
+    };
+    bail!(
+        "argument --out: {} holds {held}: pass --force to replace them, or choose another folder",
+        out_dir.display()
+    )
 }
 
 /// Runs `sim` to disk with a progress bar (unless `quiet`) and prints the
