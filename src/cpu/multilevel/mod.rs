@@ -345,6 +345,7 @@ mod tests {
     use crate::cpu::repulsion::Repulsion;
     use crate::cpu::testing::{Sheet, constraints};
     use crate::model::testing::Rng;
+    use crate::step::sequence::Solve;
 
     /// A sheet of `nx x ny` quads stretched 5% and rippled at step `h`;
     /// every 17th vertex pinned, every 7th resting on a surface of random
@@ -385,6 +386,42 @@ mod tests {
         Proximity::new(pairs, n)
     }
 
+    /// The springs of `prox` at `stiffness` (N/m) in a step `h`.
+    fn repulsion(prox: &Proximity, stiffness: f64, h: f64) -> Repulsion<'_> {
+        Repulsion {
+            prox,
+            stiffness,
+            thickness: 0.002,
+            friction: 0.0,
+            scale: h * h,
+        }
+    }
+
+    /// Solves `A x = b` from zero to a relative residual of 1e-8.
+    fn solve_to_1e8(
+        sheet: &Sheet,
+        op: &Operator,
+        filter: &Filter,
+        precond: &mut Preconditioning,
+        b: &[DVec3],
+    ) -> Solve {
+        let mut sol = vec![DVec3::ZERO; b.len()];
+        let mut scratch = Scratch::new(&sheet.cloth);
+        let s = solve(
+            op,
+            &mut scratch,
+            &mut Vectors::default(),
+            precond,
+            filter,
+            b,
+            &mut sol,
+            1e-8,
+            0.0,
+            5000,
+        );
+        s.unwrap()
+    }
+
     /// The assembled finest level against the matrix-free operator with
     /// self-collision springs: `S A S p + (I - S) m p` for any `p`.
     #[test]
@@ -397,13 +434,7 @@ mod tests {
             normals: &normals,
         };
         let prox = springs(&sheet, h, &mut rng);
-        let repulsion = Repulsion {
-            prox: &prox,
-            stiffness: 50.0,
-            thickness: 0.002,
-            friction: 0.0,
-            scale: h * h,
-        };
+        let repulsion = repulsion(&prox, 50.0, h);
         let op = Operator {
             repulsion: Some(&repulsion),
             ..sheet.operator()
@@ -492,25 +523,8 @@ mod tests {
         let b: Vec<DVec3> = (0..n).map(|_| rng.vec3(1e-3)).collect();
         let mut ml = Multilevel::default();
         ml.setup(&op, &filter, &x).unwrap();
-        let run = |mut precond: Preconditioning| {
-            let mut sol = vec![DVec3::ZERO; n];
-            let mut scratch = Scratch::new(&sheet.cloth);
-            let s = solve(
-                &op,
-                &mut scratch,
-                &mut Vectors::default(),
-                &mut precond,
-                &filter,
-                &b,
-                &mut sol,
-                1e-8,
-                0.0,
-                5000,
-            );
-            s.unwrap()
-        };
-        let jacobi = run(Preconditioning::Jacobi(&sheet.inv_diag));
-        let multilevel = run(Preconditioning::Multilevel(&mut ml));
+        let jacobi = solve_to_1e8(&sheet, &op, &filter, &mut Preconditioning::Jacobi(&sheet.inv_diag), &b);
+        let multilevel = solve_to_1e8(&sheet, &op, &filter, &mut Preconditioning::Multilevel(&mut ml), &b);
         println!("jacobi {jacobi:?}, multilevel {multilevel:?}");
         assert!(jacobi.residual <= 1e-8 && multilevel.residual <= 1e-8);
         assert!(5 * multilevel.iterations < jacobi.iterations);
@@ -530,13 +544,7 @@ mod tests {
             normals: &normals,
         };
         let prox = springs(&sheet, h, &mut rng);
-        let repulsion = Repulsion {
-            prox: &prox,
-            stiffness: 1e4,
-            thickness: 0.002,
-            friction: 0.0,
-            scale: h * h,
-        };
+        let repulsion = repulsion(&prox, 1e4, h);
         let n = x.len();
         let b: Vec<DVec3> = (0..n).map(|_| rng.vec3(1e-3)).collect();
         let iterations = |repulsion: Option<&Repulsion>| {
@@ -546,20 +554,7 @@ mod tests {
             };
             let mut ml = Multilevel::default();
             ml.setup(&op, &filter, &x).unwrap();
-            let mut sol = vec![DVec3::ZERO; n];
-            let s = solve(
-                &op,
-                &mut Scratch::new(&sheet.cloth),
-                &mut Vectors::default(),
-                &mut Preconditioning::Multilevel(&mut ml),
-                &filter,
-                &b,
-                &mut sol,
-                1e-8,
-                0.0,
-                5000,
-            )
-            .unwrap();
+            let s = solve_to_1e8(&sheet, &op, &filter, &mut Preconditioning::Multilevel(&mut ml), &b);
             assert!(s.residual <= 1e-8, "{s:?}");
             s.iterations
         };
