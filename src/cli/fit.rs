@@ -57,6 +57,8 @@ pub enum FitKind {
 }
 
 pub fn fit(which: FitKind) -> Result<()> {
+    let (FitKind::Stretch { data, .. } | FitKind::Bending { data, .. }) = &which;
+    super::check_input("DATA", data)?;
     match which {
         FitKind::Stretch {
             data,

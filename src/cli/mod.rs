@@ -89,6 +89,15 @@ pub fn check_output(arg: &str, path: &std::path::Path, folder: bool) -> Result<(
     Ok(())
 }
 
+/// An input named by argument `arg` (a positional one in capitals, as
+/// `--help` shows it) exists.
+pub fn check_input(arg: &str, path: &std::path::Path) -> Result<()> {
+    if !path.exists() {
+        bail!("argument {arg}: {} does not exist", path.display());
+    }
+    Ok(())
+}
+
 /// Option `arg`, when given, is a positive number of seconds.
 pub fn check_seconds(arg: &str, value: Option<f64>) -> Result<()> {
     if let Some(t) = value.filter(|t| !(t.is_finite() && *t > 0.0)) {

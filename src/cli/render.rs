@@ -45,6 +45,7 @@ pub fn render(args: RenderArgs) -> Result<()> {
         backend,
         no_obstacles,
     } = args;
+    super::check_input("PATH", &path)?;
     let (width, height) = parse_size(&size)?;
     if let Some(out) = &out {
         super::check_output("--out", out, false)?;
@@ -113,6 +114,7 @@ pub struct PlotArgs {
 
 pub fn plot(args: PlotArgs) -> Result<()> {
     let PlotArgs { dir, out, columns } = args;
+    super::check_input("DIR", &dir)?;
     if let Some(out) = &out {
         super::check_output("--out", out, false)?;
     }

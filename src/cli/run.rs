@@ -106,6 +106,7 @@ pub fn resume(args: ResumeArgs) -> Result<()> {
         quiet,
     } = args;
     check_seconds("--until", until)?;
+    super::check_input("DIR", &dir)?;
     let c = Checkpoint::read(&dir)?;
     let scene = c.scene.load(&Checkpoint::path(&dir))?;
     // A checkpoint holds one backend's exact state: resume on it.
