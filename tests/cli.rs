@@ -733,7 +733,8 @@ fn outputs_of_the_wrong_kind_name_their_option() {
 /// A new run into a folder that holds an older one of the same scene
 /// replaces it whole: the older run's later frames and its checkpoint go (a
 /// render would draw the one, a resume continue the other), and files
-/// crease did not write stay. Another scene's run there needs --force.
+/// crease did not write stay, and a killed writer's temporary files go.
+/// Another scene's run there needs --force.
 #[test]
 fn a_run_into_an_old_folder_never_mixes_with_it() {
     let out = temp("mix");
@@ -760,10 +761,16 @@ fn a_run_into_an_old_folder_never_mixes_with_it() {
     };
     run("0.1", &["--checkpoint-every", "0.05"]);
     std::fs::write(out.join("notes.txt"), "mine").unwrap();
+    // What a killed writer would have left half-written.
+    let leftovers = [out.join(".metrics.csv.tmp4242"), out.join("frames/.00007.obj.tmp4242")];
+    for path in &leftovers {
+        std::fs::write(path, "half").unwrap();
+    }
     assert!(out.join("checkpoint.json").exists() && out.join("frames/00005.obj").exists());
     run("0.04", &[]);
     let frames = std::fs::read_dir(out.join("frames")).unwrap().count();
     assert_eq!(frames, 3, "frames 0, 1, 2 only");
+    assert!(leftovers.iter().all(|p| !p.exists()));
     assert!(!out.join("checkpoint.json").exists());
     assert_eq!(std::fs::read_to_string(out.join("notes.txt")).unwrap(), "mine");
     let metrics = std::fs::read_to_string(out.join("metrics.csv")).unwrap();

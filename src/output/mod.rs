@@ -18,7 +18,7 @@ use crate::mesh::write_obj;
 use crate::scene::Format;
 use crate::sim::{Reaction, Simulation};
 use crate::step::StepReport;
-use crate::util::write_atomic;
+use crate::util::{remove_leftovers, write_atomic};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -154,6 +154,9 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
     if opts.resume.is_none() {
         clear_previous(&opts.out_dir)?;
     }
+    // What a killed run left half-written, whether this one resumes it or not.
+    remove_leftovers(&opts.out_dir)?;
+    remove_leftovers(&opts.out_dir.join("frames"))?;
     let formats_obj = sim.scene.formats.contains(&Format::Obj);
     let frames = match formats_obj {
         true => opts.out_dir.join("frames"),

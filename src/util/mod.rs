@@ -8,7 +8,7 @@ mod hash;
 mod image;
 pub mod memory;
 
-pub use atomic::{write_atomic, write_atomic_with};
+pub use atomic::{remove_leftovers, write_atomic, write_atomic_with};
 pub use csv::Table;
 pub use hash::Fnv;
 pub use image::{Image, register_font};
