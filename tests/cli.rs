@@ -200,6 +200,7 @@ fn check_and_scenes_describe_without_running() {
         text.contains("phase hold: 250 steps") && text.contains("material time 500 s"),
         "{text}"
     );
+    assert!(text.contains("top turns 1.571 rad about [0, 1, 0]"), "{text}");
     assert!(
         text.contains("bending: discrete-shell model on the angle strain, friction dwell (stiffness 1e-5"),
         "{text}"

@@ -216,11 +216,11 @@ fn print_scene(s: &Scene) {
     );
 }
 
-/// A number as a person writes it: to 9 significant digits, in exponent
-/// form when very large or small (`0.7`, not `0.7000000000000001`; `1e308`,
-/// not 309 digits).
+/// A number as a person writes it: to 4 significant digits, in exponent
+/// form when very large or small (`0.7`, not `0.7000000000000001`; `1.571`
+/// for pi/2; `1e308`, not 309 digits).
 fn num(x: f64) -> String {
-    match format!("{x:.8e}").parse::<f64>() {
+    match format!("{x:.3e}").parse::<f64>() {
         Ok(r) if r.fract() == 0.0 && r.abs() < 1e15 => format!("{r:.0}"),
         Ok(r) => format!("{r:?}"),
         Err(_) => x.to_string(),
