@@ -1,0 +1,314 @@
+//! A run's life through the command line: stopped and resumed (at a
+//! checkpoint, or by Ctrl-C) to the same frames, stopped with a reason when
+//! its solve cannot finish or its cloth blows up, and its folder replaced
+//! whole by a later run, never mixed with it.
+
+mod common;
+
+use common::tools::{crease, crease_error};
+use std::path::PathBuf;
+use std::process::Command;
+
+fn temp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("crease-run-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+/// The columns of metrics.csv that do not measure wall time.
+fn metrics_without_timing(dir: &std::path::Path) -> Vec<String> {
+    let csv = std::fs::read_to_string(dir.join("metrics.csv")).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let keep: Vec<usize> = (0..header.len()).filter(|&i| header[i] != "ms_per_step").collect();
+    csv.lines()
+        .map(|l| {
+            let cells: Vec<&str> = l.split(',').collect();
+            keep.iter().map(|&i| cells[i]).collect::<Vec<_>>().join(",")
+        })
+        .collect()
+}
+
+#[test]
+fn a_run_stopped_mid_hold_resumes_to_the_same_frames() {
+    let short = "timeline.rest.duration=0.3";
+    let run = |out: &str, extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            "ablation-friction",
+            "--backend",
+            "cpu",
+            "--quiet",
+            "--set",
+            short,
+            "--out",
+            out,
+        ];
+        args.extend_from_slice(extra);
+        let o = crease(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    let whole = temp("whole");
+    run(whole.to_str().unwrap(), &[]);
+    // Stopped at 0.26 s, in the middle of the hold (0.2 - 0.3 s).
+    let parts = temp("parts");
+    let dir = parts.to_str().unwrap();
+    run(dir, &["--until", "0.26", "--checkpoint-every", "0.1"]);
+    assert!(parts.join("checkpoint.json").exists());
+    let o = crease(&["resume", dir, "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let last = |d: &PathBuf| {
+        let mut names: Vec<_> = std::fs::read_dir(d.join("frames"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        names.sort();
+        names
+    };
+    let (a, b) = (last(&whole), last(&parts));
+    assert_eq!(a.len(), b.len(), "frame counts");
+    assert_eq!(
+        std::fs::read(a.last().unwrap()).unwrap(),
+        std::fs::read(b.last().unwrap()).unwrap(),
+        "final frames differ"
+    );
+    assert_eq!(metrics_without_timing(&whole), metrics_without_timing(&parts));
+
+    // A damaged checkpoint, a checkpoint of another backend, a changed scene.
+    let text = std::fs::read_to_string(parts.join("checkpoint.json")).unwrap();
+    std::fs::write(parts.join("checkpoint.json"), &text[..text.len() / 2]).unwrap();
+    let err = crease_error(&["resume", dir, "--quiet"]);
+    assert!(err.contains("checkpoint.json") && err.contains("damaged"), "{err}");
+    std::fs::write(parts.join("checkpoint.json"), &text).unwrap();
+    let err = crease_error(&["resume", dir, "--quiet", "--backend", "gpu"]);
+    assert!(err.contains("--backend cpu"), "{err}");
+    let err = crease_error(&["resume", dir, "--quiet", "--until", "0"]);
+    assert!(err.contains("positive"), "{err}");
+    // An edited number, frame or row count: the checksum catches it.
+    let c = crease::output::Checkpoint::read(&parts).unwrap();
+    let frame = format!("\"frame\":{}", c.frame);
+    let rows = format!("\"metrics_rows\":{}", c.metrics_rows);
+    let (fewer_frames, fewer_rows) = (format!("\"frame\":{}", c.frame - 1), "\"metrics_rows\":3".to_string());
+    for (from, to) in [(frame, fewer_frames), (rows, fewer_rows)] {
+        assert!(text.contains(&from), "{from} not in the checkpoint");
+        std::fs::write(parts.join("checkpoint.json"), text.replace(&from, &to)).unwrap();
+        let err = crease_error(&["resume", dir, "--quiet"]);
+        assert!(
+            err.contains("checkpoint.json") && err.contains("checksum does not match"),
+            "{err}"
+        );
+    }
+    let number = text.find("\"x\":[[").expect("positions") + 7;
+    let mut edited = text.clone();
+    edited.replace_range(
+        number..number + 1,
+        if &text[number..number + 1] == "1" { "2" } else { "1" },
+    );
+    std::fs::write(parts.join("checkpoint.json"), edited).unwrap();
+    assert!(crease_error(&["resume", dir, "--quiet"]).contains("checksum does not match"));
+    // The scene changed since the checkpoint (a checkpoint crease wrote,
+    // of other settings).
+    let mut c = c;
+    c.scene.sets = vec!["timeline.rest.duration=0.4".into()];
+    c.write(&parts).unwrap();
+    let o = crease(&["resume", dir, "--quiet"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("has changed since the checkpoint"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&whole).ok();
+    std::fs::remove_dir_all(&parts).ok();
+}
+
+#[test]
+fn ctrl_c_leaves_a_checkpoint_that_resumes() {
+    let out = temp("interrupt");
+    let dir = out.to_str().unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_crease"))
+        .args(["run", "ablation-friction", "--backend", "cpu", "--quiet", "--out", dir])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run crease");
+    // Once a few frames are out, interrupt it as a terminal's Ctrl-C does.
+    let frames = out.join("frames");
+    let started = std::time::Instant::now();
+    while std::fs::read_dir(&frames).map(|d| d.count()).unwrap_or(0) < 5 {
+        assert!(started.elapsed().as_secs() < 60, "no frames written");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(kill.success());
+    let o = child.wait_with_output().expect("wait");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("interrupted") && err.contains("crease resume"),
+        "{err}"
+    );
+    assert!(out.join("checkpoint.json").exists(), "no checkpoint");
+    let o = crease(&["resume", dir, "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        out.join("frames").join("00130.obj").exists(),
+        "the resumed run did not reach the end"
+    );
+    std::fs::remove_dir_all(&out).ok();
+}
+
+/// A stiff system the solve cannot finish within its iteration cap (a
+/// 2121-vertex strip of 0.5 mm edges at 10 ms steps, from rest) stops with
+/// an error that says so and names `solver.max_iterations`, not "blew up":
+/// with the cap raised the same step converges.
+#[test]
+fn a_solve_that_needs_more_iterations_says_so() {
+    let out = temp("stiff");
+    std::fs::create_dir_all(&out).unwrap();
+    let scene = out.join("strip.json");
+    let json = serde_json::json!({
+        "dt": 0.01,
+        "cloth": { "mesh": { "grid": { "size": [0.05, 0.01], "resolution": [100, 20], "plane": "xz" } },
+                   "material": "cotton", "damping": 0.01 },
+        "handles": { "clamp": { "select": { "side": "left" } } },
+        "timeline": [ { "name": "sag", "duration": 0.01 } ]
+    });
+    std::fs::write(&scene, json.to_string()).unwrap();
+    let run = |cap: &str| {
+        let dir = out.join(cap);
+        crease(&[
+            "run",
+            scene.to_str().unwrap(),
+            "--backend",
+            "cpu",
+            "--quiet",
+            "--out",
+            dir.to_str().unwrap(),
+            "--set",
+            &format!("solver.max_iterations={cap}"),
+        ])
+    };
+    let o = run("2000");
+    let err = String::from_utf8_lossy(&o.stderr);
+    println!("{err}");
+    assert!(!o.status.success());
+    assert!(
+        err.contains("did not converge") && err.contains("raise solver.max_iterations"),
+        "{err}"
+    );
+    assert!(!err.contains("blew up"), "{err}");
+    let o = run("20000");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    std::fs::remove_dir_all(&out).ok();
+}
+
+/// A new run into a folder that holds an older one of the same scene
+/// replaces it whole: the older run's later frames and its checkpoint go (a
+/// render would draw the one, a resume continue the other), and files
+/// crease did not write stay, and a killed writer's temporary files go.
+/// Another scene's run there needs --force.
+#[test]
+fn a_run_into_an_old_folder_never_mixes_with_it() {
+    let out = temp("mix");
+    let dir = out.to_str().unwrap();
+    let run = |until: &str, extra: &[&str]| {
+        let o = crease(
+            &[
+                &[
+                    "run",
+                    "hang",
+                    "--backend",
+                    "cpu",
+                    "--quiet",
+                    "--out",
+                    dir,
+                    "--until",
+                    until,
+                ][..],
+                extra,
+            ]
+            .concat(),
+        );
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    run("0.1", &["--checkpoint-every", "0.05"]);
+    std::fs::write(out.join("notes.txt"), "mine").unwrap();
+    // What a killed writer would have left half-written.
+    let leftovers = [out.join(".metrics.csv.tmp4242"), out.join("frames/.00007.obj.tmp4242")];
+    for path in &leftovers {
+        std::fs::write(path, "half").unwrap();
+    }
+    assert!(out.join("checkpoint.json").exists() && out.join("frames/00005.obj").exists());
+    run("0.04", &[]);
+    let frames = std::fs::read_dir(out.join("frames")).unwrap().count();
+    assert_eq!(frames, 3, "frames 0, 1, 2 only");
+    assert!(leftovers.iter().all(|p| !p.exists()));
+    assert!(!out.join("checkpoint.json").exists());
+    assert_eq!(std::fs::read_to_string(out.join("notes.txt")).unwrap(), "mine");
+    let metrics = std::fs::read_to_string(out.join("metrics.csv")).unwrap();
+    assert_eq!(metrics.lines().count(), 4);
+    // Another scene's run is refused there, and changes nothing, unless
+    // told to replace it.
+    let other = [
+        "run",
+        "drape",
+        "--backend",
+        "cpu",
+        "--quiet",
+        "--out",
+        dir,
+        "--until",
+        "0.004",
+    ];
+    let o = crease(&other);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("--force"), "{err}");
+    assert_eq!(std::fs::read_dir(out.join("frames")).unwrap().count(), 3);
+    assert!(crease(&[&other[..], &["--force"]].concat()).status.success());
+    assert!(
+        std::fs::read_to_string(out.join("run.json"))
+            .unwrap()
+            .contains("\"source\": \"drape\"")
+    );
+    let metrics = std::fs::read_to_string(out.join("metrics.csv")).unwrap();
+    let frames = std::fs::read_dir(out.join("frames")).unwrap().count();
+    assert!(frames < 3 && metrics.lines().count() == frames + 1, "{frames} frames");
+    assert_eq!(std::fs::read_to_string(out.join("notes.txt")).unwrap(), "mine");
+    std::fs::remove_dir_all(&out).ok();
+}
+
+/// A run that blows up while its numbers stay finite (Bridson's mixed
+/// scheme, elastic forces explicit, at 50 ms steps: a 2.4 g sheet reached
+/// 5e7 J and edges 240 times their length) stops and says so, its frames
+/// up to there kept, where it ran on and exited 0.
+#[test]
+fn a_run_that_blows_up_stops_and_says_why() {
+    let out = temp("boom");
+    let o = crease(&[
+        "run",
+        "hang",
+        "--backend",
+        "cpu",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+        "--set",
+        "integrator=bridson-mixed",
+        "--set",
+        "dt=0.05",
+        "--set",
+        "output.frame_interval=0.05",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success()
+            && err.contains("blew up")
+            && err.contains("times its rest length")
+            && err.contains("stable on this mesh only below about 8.660e-4 s a step"),
+        "{err}"
+    );
+    let frames = std::fs::read_dir(out.join("frames")).unwrap().count();
+    let metrics = std::fs::read_to_string(out.join("metrics.csv")).unwrap();
+    assert!(frames > 1 && metrics.lines().count() == frames + 1, "{frames} frames");
+    std::fs::remove_dir_all(&out).ok();
+}
