@@ -16,6 +16,7 @@ pub struct CheckArgs {
 pub fn check(args: CheckArgs) -> Result<()> {
     let CheckArgs { scene, set } = args;
     let s = scene::load(&scene, &set)?;
+    super::print_warnings(&s);
     print_scene(&s);
     Ok(())
 }

@@ -45,6 +45,7 @@ pub fn info(args: InfoArgs) -> Result<()> {
             );
             if let Some(name) = scene {
                 let s = scene::load(&name, &set)?;
+                super::print_warnings(&s);
                 let n = s.cloth.vertex_count();
                 let b = GpuBackend::with_context(ctx, Arc::clone(&s.cloth))?;
                 let bytes = b.device_bytes();

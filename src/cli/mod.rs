@@ -89,6 +89,13 @@ pub fn check_output(arg: &str, path: &std::path::Path, folder: bool) -> Result<(
     Ok(())
 }
 
+/// Prints what the scene loaded with but looks wrong.
+pub fn print_warnings(scene: &crease::scene::Scene) {
+    for w in &scene.warnings {
+        eprintln!("warning: {w}");
+    }
+}
+
 /// An input named by argument `arg` (a positional one in capitals, as
 /// `--help` shows it) exists.
 pub fn check_input(arg: &str, path: &std::path::Path) -> Result<()> {

@@ -31,6 +31,7 @@ pub fn preview(args: PreviewArgs) -> Result<()> {
         exit_after,
     } = args;
     let scene = scene::load(&scene, &set)?;
+    super::print_warnings(&scene);
     let backend = resolve(backend);
     crease::preview::run(
         scene,

@@ -43,6 +43,7 @@ pub fn validate(args: ValidateArgs) -> Result<()> {
     let mut sets = vec!["solver.tolerance=1e-6".to_string()];
     sets.extend(set);
     let s = scene::load(&scene, &sets)?;
+    super::print_warnings(&s);
     let tol = crease::validate::Tolerances {
         forces,
         dv,

@@ -8,7 +8,14 @@ use crate::mesh::{self, TriMesh};
 use glam::DVec3;
 use std::path::Path;
 
-pub(super) fn build_mesh(label: &str, spec: &MeshSpec, base: &Path, per_vertex: u64) -> Result<TriMesh> {
+/// The mesh of `spec`; what loads but looks wrong goes to `warnings`.
+pub(super) fn build_mesh(
+    label: &str,
+    spec: &MeshSpec,
+    base: &Path,
+    per_vertex: u64,
+    warnings: &mut Vec<String>,
+) -> Result<TriMesh> {
     let err = |field: &str, msg: String| Error::scene(label, field, msg);
     match spec {
         MeshSpec::Grid(g) => {
@@ -98,7 +105,9 @@ pub(super) fn build_mesh(label: &str, spec: &MeshSpec, base: &Path, per_vertex: 
             if let Some(message) = mesh::too_big_for_memory(m.positions.len() as u128, per_vertex) {
                 return Err(err("cloth.mesh.obj.path", message));
             }
-            uv_in_metres(&m, o.uv_scale).map_err(|e| err("cloth.mesh.obj.uv_scale", e))?;
+            if let Some(w) = uv_in_metres(&m, o.uv_scale).map_err(|e| err("cloth.mesh.obj.uv_scale", e))? {
+                warnings.push(format!("scene {label}: cloth.mesh.obj.uv_scale: {w}"));
+            }
             if let Some(groups) = &o.groups {
                 add_groups(&mut m, &base.join(groups)).map_err(|e| err("cloth.mesh.obj.groups", e))?;
             }
@@ -119,9 +128,11 @@ fn too_many(vertices: u128, a: usize, b: usize) -> String {
 /// of its lengths either way. A UV map packed into 0..1, as Blender's are,
 /// would start the cloth crushed or stretched by the ratio (one 0.4 of its
 /// size started with 17.6 J in its membrane and jumped 9 cm in 0.04 s).
-fn uv_in_metres(mesh: &TriMesh, uv_scale: f64) -> std::result::Result<(), String> {
+/// Within that but more than 10% apart in area, the cloth starts stressed
+/// (a pattern cut with ease, or a UV map slightly off): a warning.
+fn uv_in_metres(mesh: &TriMesh, uv_scale: f64) -> std::result::Result<Option<String>, String> {
     let Some(uv) = &mesh.uv else {
-        return Ok(());
+        return Ok(None);
     };
     let x = &mesh.positions;
     let area: f64 = mesh
@@ -136,7 +147,15 @@ fn uv_in_metres(mesh: &TriMesh, uv_scale: f64) -> std::result::Result<(), String
     let uv_area: f64 = uv.iter().map(|t| 0.5 * (t[1] - t[0]).perp_dot(t[2] - t[0]).abs()).sum();
     let ratio = (uv_area / area).sqrt();
     if (0.8..=1.25).contains(&ratio) {
-        return Ok(());
+        return Ok((!(0.9..=1.1).contains(&(uv_area / area))).then(|| {
+            format!(
+                "the OBJ's texture coordinates times uv_scale ({uv_scale}) cover {uv_area:.4} m^2 where its surface is \
+                 {area:.4} m^2: the cloth starts {:.0}% {} in area; uv_scale {:.4} would fit",
+                (1.0 - area / uv_area).abs() * 100.0,
+                if uv_area > area { "compressed" } else { "stretched" },
+                uv_scale / ratio
+            )
+        }));
     }
     let start = match ratio < 1.0 {
         true => format!("stretched to {:.2} times its rest lengths", 1.0 / ratio),

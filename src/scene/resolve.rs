@@ -97,6 +97,9 @@ pub struct Scene {
     pub frame_interval: f64,
     /// What a run writes, each once.
     pub formats: Vec<Format>,
+    /// What loads but looks wrong, each a sentence naming its field (the
+    /// commands print them).
+    pub warnings: Vec<String>,
 }
 
 impl Scene {
@@ -244,7 +247,8 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
         Preconditioner::Jacobi => crate::mesh::BYTES_PER_VERTEX,
         Preconditioner::Multilevel => crate::mesh::BYTES_PER_VERTEX_MULTILEVEL,
     };
-    let mesh = build_mesh(label, &f.cloth.mesh, base, per_vertex)?;
+    let mut warnings = Vec::new();
+    let mesh = build_mesh(label, &f.cloth.mesh, base, per_vertex, &mut warnings)?;
     let material = super::material::resolve(label, &f.cloth.material)?;
     let damping = f.cloth.damping;
     if !(damping.is_finite() && (0.0..=MAX_DAMPING).contains(&damping)) {
@@ -518,6 +522,7 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
         phases,
         frame_interval,
         formats,
+        warnings,
     })
 }
 
