@@ -2,19 +2,12 @@
 
 mod common;
 
-use common::tools::{crease, crease_error, png_pixels};
-use std::path::PathBuf;
+use common::tools::{crease, crease_error, png_pixels, temp};
 use std::process::Command;
-
-fn temp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("crease-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
 
 #[test]
 fn run_writes_frames_metrics_and_summary() {
-    let out = temp("run");
+    let out = temp("cli-run");
     let o = crease(&[
         "run",
         "hang",
@@ -93,7 +86,7 @@ fn png_summary(path: &std::path::Path) -> (u32, u32, usize) {
 
 #[test]
 fn plot_and_render_draw_a_run_and_name_bad_input() {
-    let out = temp("plot");
+    let out = temp("cli-plot");
     let dir = out.to_str().unwrap();
     let o = crease(&[
         "run",
@@ -240,7 +233,7 @@ fn errors_exit_non_zero_with_one_message() {
 
 #[test]
 fn bench_writes_json_rows() {
-    let out = temp("bench");
+    let out = temp("cli-bench");
     std::fs::create_dir_all(&out).unwrap();
     let json = out.join("bench.json");
     let o = crease(&[
@@ -291,7 +284,7 @@ fn check_intersections_counts_crossings_per_frame() {
     // Without self-collision the sheet's corners fold through themselves
     // under the ball by 0.4 s; with it (the default) nothing crosses.
     let crossings = |sets: &[&str]| -> Vec<usize> {
-        let out = temp("intersections");
+        let out = temp("cli-intersections");
         let mut args = vec![
             "run",
             "sphere-drop",
@@ -328,7 +321,7 @@ fn check_intersections_counts_crossings_per_frame() {
 #[test]
 fn fit_stretch_and_bending_write_parameters_and_a_plot() {
     use crease::fit::{bending, stretch};
-    let out = temp("fit");
+    let out = temp("cli-fit");
     std::fs::create_dir_all(&out).unwrap();
     // Noise-free measurements of Miguel 2013's cotton, as a user would
     // write them.
@@ -435,7 +428,7 @@ fn fit_stretch_and_bending_write_parameters_and_a_plot() {
 /// with no desktop (`XDG_RUNTIME_DIR` unset) Mesa prints nothing.
 #[test]
 fn auto_passes_over_a_software_gpu_quietly() {
-    let out = temp("auto");
+    let out = temp("cli-auto");
     let o = Command::new(env!("CARGO_BIN_EXE_crease"))
         .args([
             "run",
@@ -498,7 +491,7 @@ fn rust_log_shows_wgpus_diagnostics() {
 /// option; an OS error is said once, with the path.
 #[test]
 fn outputs_of_the_wrong_kind_name_their_option() {
-    let out = temp("outputs");
+    let out = temp("cli-outputs");
     std::fs::create_dir_all(&out).unwrap();
     let file = out.join("a-file");
     std::fs::write(&file, "").unwrap();

@@ -5,14 +5,8 @@
 
 mod common;
 
-use common::tools::{crease, crease_error, png_pixels};
-use std::path::{Path, PathBuf};
-
-fn temp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("crease-render-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
+use common::tools::{crease, crease_error, png_pixels, temp};
+use std::path::Path;
 
 /// The pixels of a PNG drawn in the obstacles' grey (red, green and blue
 /// within a few levels of each other, and not the background), and the
@@ -52,7 +46,7 @@ fn render(dir: &str, extra: &[&str]) -> (usize, f64) {
 
 #[test]
 fn render_draws_the_body_where_it_was_at_the_frame() {
-    let out = temp("knee");
+    let out = temp("render-knee");
     let dir = out.to_str().unwrap();
     let o = crease(&[
         "run",
@@ -84,7 +78,7 @@ fn render_draws_the_body_where_it_was_at_the_frame() {
 
 #[test]
 fn a_removed_body_is_not_drawn_and_a_changed_scene_is_an_error() {
-    let out = temp("removed");
+    let out = temp("render-removed");
     let dir = out.to_str().unwrap();
     let remove = r#"timeline.bend.obstacles={"leg": "remove"}"#;
     let o = crease(&[

@@ -5,15 +5,9 @@
 
 mod common;
 
-use common::tools::{crease, crease_error};
+use common::tools::{crease, crease_error, temp};
 use std::path::PathBuf;
 use std::process::Command;
-
-fn temp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("crease-run-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
 
 /// The columns of metrics.csv that do not measure wall time.
 fn metrics_without_timing(dir: &std::path::Path) -> Vec<String> {
@@ -47,10 +41,10 @@ fn a_run_stopped_mid_hold_resumes_to_the_same_frames() {
         let o = crease(&args);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     };
-    let whole = temp("whole");
+    let whole = temp("run-whole");
     run(whole.to_str().unwrap(), &[]);
     // Stopped at 0.26 s, in the middle of the hold (0.2 - 0.3 s).
-    let parts = temp("parts");
+    let parts = temp("run-parts");
     let dir = parts.to_str().unwrap();
     run(dir, &["--until", "0.26", "--checkpoint-every", "0.1"]);
     assert!(parts.join("checkpoint.json").exists());
@@ -122,7 +116,7 @@ fn a_run_stopped_mid_hold_resumes_to_the_same_frames() {
 
 #[test]
 fn ctrl_c_leaves_a_checkpoint_that_resumes() {
-    let out = temp("interrupt");
+    let out = temp("run-interrupt");
     let dir = out.to_str().unwrap();
     let child = Command::new(env!("CARGO_BIN_EXE_crease"))
         .args(["run", "ablation-friction", "--backend", "cpu", "--quiet", "--out", dir])
@@ -163,7 +157,7 @@ fn ctrl_c_leaves_a_checkpoint_that_resumes() {
 /// with the cap raised the same step converges.
 #[test]
 fn a_solve_that_needs_more_iterations_says_so() {
-    let out = temp("stiff");
+    let out = temp("run-stiff");
     std::fs::create_dir_all(&out).unwrap();
     let scene = out.join("strip.json");
     let json = serde_json::json!({
@@ -209,29 +203,14 @@ fn a_solve_that_needs_more_iterations_says_so() {
 /// Another scene's run there needs --force.
 #[test]
 fn a_run_into_an_old_folder_never_mixes_with_it() {
-    let out = temp("mix");
+    let out = temp("run-mix");
     let dir = out.to_str().unwrap();
-    let run = |until: &str, extra: &[&str]| {
-        let o = crease(
-            &[
-                &[
-                    "run",
-                    "hang",
-                    "--backend",
-                    "cpu",
-                    "--quiet",
-                    "--out",
-                    dir,
-                    "--until",
-                    until,
-                ][..],
-                extra,
-            ]
-            .concat(),
-        );
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // `scene` on the CPU into the folder, with `extra` options.
+    let run = |scene: &str, extra: &[&str]| {
+        crease(&[&["run", scene, "--backend", "cpu", "--quiet", "--out", dir][..], extra].concat())
     };
-    run("0.1", &["--checkpoint-every", "0.05"]);
+    let ok = |o: std::process::Output| assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    ok(run("hang", &["--until", "0.1", "--checkpoint-every", "0.05"]));
     std::fs::write(out.join("notes.txt"), "mine").unwrap();
     // What a killed writer would have left half-written.
     let leftovers = [out.join(".metrics.csv.tmp4242"), out.join("frames/.00007.obj.tmp4242")];
@@ -239,7 +218,7 @@ fn a_run_into_an_old_folder_never_mixes_with_it() {
         std::fs::write(path, "half").unwrap();
     }
     assert!(out.join("checkpoint.json").exists() && out.join("frames/00005.obj").exists());
-    run("0.04", &[]);
+    ok(run("hang", &["--until", "0.04"]));
     let frames = std::fs::read_dir(out.join("frames")).unwrap().count();
     assert_eq!(frames, 3, "frames 0, 1, 2 only");
     assert!(leftovers.iter().all(|p| !p.exists()));
@@ -249,22 +228,11 @@ fn a_run_into_an_old_folder_never_mixes_with_it() {
     assert_eq!(metrics.lines().count(), 4);
     // Another scene's run is refused there, and changes nothing, unless
     // told to replace it.
-    let other = [
-        "run",
-        "drape",
-        "--backend",
-        "cpu",
-        "--quiet",
-        "--out",
-        dir,
-        "--until",
-        "0.004",
-    ];
-    let o = crease(&other);
+    let o = run("drape", &["--until", "0.004"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && err.contains("--force"), "{err}");
     assert_eq!(std::fs::read_dir(out.join("frames")).unwrap().count(), 3);
-    assert!(crease(&[&other[..], &["--force"]].concat()).status.success());
+    ok(run("drape", &["--until", "0.004", "--force"]));
     assert!(
         std::fs::read_to_string(out.join("run.json"))
             .unwrap()
@@ -283,7 +251,7 @@ fn a_run_into_an_old_folder_never_mixes_with_it() {
 /// up to there kept, where it ran on and exited 0.
 #[test]
 fn a_run_that_blows_up_stops_and_says_why() {
-    let out = temp("boom");
+    let out = temp("run-boom");
     let o = crease(&[
         "run",
         "hang",

@@ -15,8 +15,7 @@ pub struct CheckArgs {
 
 pub fn check(args: CheckArgs) -> Result<()> {
     let CheckArgs { scene, set } = args;
-    let s = scene::load(&scene, &set)?;
-    super::print_warnings(&s);
+    let s = super::load_scene(&scene, &set)?;
     print_scene(&s);
     Ok(())
 }

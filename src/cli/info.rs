@@ -3,7 +3,6 @@
 use anyhow::Result;
 use crease::collide::Surface;
 use crease::gpu::{GpuBackend, GpuContext};
-use crease::scene;
 use std::sync::Arc;
 
 #[derive(clap::Args)]
@@ -44,8 +43,7 @@ pub fn info(args: InfoArgs) -> Result<()> {
                 l.max_compute_invocations_per_workgroup
             );
             if let Some(name) = scene {
-                let s = scene::load(&name, &set)?;
-                super::print_warnings(&s);
+                let s = super::load_scene(&name, &set)?;
                 let n = s.cloth.vertex_count();
                 let b = GpuBackend::with_context(ctx, Arc::clone(&s.cloth))?;
                 let bytes = b.device_bytes();

@@ -89,11 +89,14 @@ pub fn check_output(arg: &str, path: &std::path::Path, folder: bool) -> Result<(
     Ok(())
 }
 
-/// Prints what the scene loaded with but looks wrong.
-pub fn print_warnings(scene: &crease::scene::Scene) {
+/// Loads a scene (`crease::scene::load`) and prints what it loaded with
+/// but looks wrong.
+pub fn load_scene(source: &str, overrides: &[String]) -> crease::Result<crease::scene::Scene> {
+    let scene = crease::scene::load(source, overrides)?;
     for w in &scene.warnings {
         eprintln!("warning: {w}");
     }
+    Ok(scene)
 }
 
 /// An input named by argument `arg` (a positional one in capitals, as

@@ -2,7 +2,7 @@
 
 use super::{BackendChoice, make_backend, resolve};
 use anyhow::Result;
-use crease::scene::{self, Scene};
+use crease::scene::Scene;
 
 #[derive(clap::Args)]
 pub struct PreviewArgs {
@@ -30,8 +30,7 @@ pub fn preview(args: PreviewArgs) -> Result<()> {
         steps_per_frame,
         exit_after,
     } = args;
-    let scene = scene::load(&scene, &set)?;
-    super::print_warnings(&scene);
+    let scene = super::load_scene(&scene, &set)?;
     let backend = resolve(backend);
     crease::preview::run(
         scene,

@@ -60,8 +60,7 @@ pub fn run(args: RunArgs) -> Result<()> {
         force,
     } = args;
     let name = scene.as_deref().unwrap_or(scene::DEFAULT_SCENE);
-    let scene = scene::load(name, &set)?;
-    super::print_warnings(&scene);
+    let scene = super::load_scene(name, &set)?;
     check_seconds("--until", until)?;
     check_seconds("--checkpoint-every", checkpoint_every)?;
     let out_dir = out.unwrap_or_else(|| PathBuf::from("out").join(&scene.name));

@@ -1,7 +1,6 @@
 //! `crease validate`: the GPU against the CPU reference, step by step.
 
 use anyhow::{Result, bail};
-use crease::scene::{self};
 
 #[derive(clap::Args)]
 pub struct ValidateArgs {
@@ -42,8 +41,7 @@ pub fn validate(args: ValidateArgs) -> Result<()> {
     // dv differences measure the kernels, not where PCG stopped.
     let mut sets = vec!["solver.tolerance=1e-6".to_string()];
     sets.extend(set);
-    let s = scene::load(&scene, &sets)?;
-    super::print_warnings(&s);
+    let s = super::load_scene(&scene, &sets)?;
     let tol = crease::validate::Tolerances {
         forces,
         dv,

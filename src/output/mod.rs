@@ -193,8 +193,7 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
                 ),
             });
         }
-        let missing = (0..=c.frame).find(|&k| !frame_path(&opts.out_dir, k).is_file());
-        if let Some(k) = missing.filter(|_| formats_obj) {
+        if formats_obj && let Some(k) = (0..=c.frame).find(|&k| !frame_path(&opts.out_dir, k).is_file()) {
             return Err(Error::Checkpoint {
                 path: Checkpoint::path(&opts.out_dir),
                 message: format!(

@@ -24,10 +24,17 @@ pub fn crease_error(args: &[&str]) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-/// A fresh, empty temporary folder for a test (`tag` names it).
-pub fn folder(tag: &str) -> PathBuf {
+/// A temporary path for a test (`tag` names it), cleared of what an
+/// earlier run left there: a folder a command is to create.
+pub fn temp(tag: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("crease-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// A fresh, empty temporary folder for a test (`tag` names it).
+pub fn folder(tag: &str) -> PathBuf {
+    let dir = temp(tag);
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
