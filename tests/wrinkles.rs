@@ -161,17 +161,73 @@ fn resting_contacts_let_a_pressed_crease_stand_up() {
     assert!(with.region_max_abs_bend > 0.3, "{with:?}");
 }
 
+/// Cotton with its time dependence switched off inside the paper's models
+/// (issue 24): dwell friction whose threshold cannot grow (`eps_inf =
+/// eps_0`, bending 0.1 rad, in-plane 0.005) and hardening whose modulus
+/// cannot decay (`g = 0`), through the same code as the full model.
+const TIMELESS: [&str; 4] = [
+    "cloth.material.bending_friction.eps_inf=0.1",
+    "cloth.material.in_plane_friction.eps_inf=0.005",
+    "cloth.material.bending_plasticity.g=0",
+    "cloth.material.in_plane_plasticity.g=0",
+];
+
+/// The in-model controls of claims 1, 2 and 7: the same scenes with the
+/// time dependence off inside the models leave the long hold within 1% of
+/// the short one, where the full model clears its claim's ratio (1.3, 1.3,
+/// 1.2). So the hold acts only through dwell growth and hardening decay:
+/// a leak of material time anywhere else (the positions, the damping, the
+/// contacts) would show here, where Dahl and time-independent runs
+/// (claim 3) cannot depend on it by construction.
+#[test]
+fn the_hold_acts_only_through_dwell_growth_and_hardening_decay() {
+    let coarse = "cloth.mesh.grid.resolution=[16,16]";
+    let timeless_cotton = r#"cloth.material={"preset": "cotton", "bending_friction": {"eps_inf": 0.1}, "in_plane_friction": {"eps_inf": 0.005}, "bending_plasticity": {"g": 0}, "in_plane_plasticity": {"g": 0}}"#;
+    for (exp, short, long, timeless, claimed, settled) in [
+        ("ablation-friction", "short", "long", &TIMELESS[..2], 1.3, true),
+        ("ablation-plastic", "short", "long", &TIMELESS[2..], 1.3, true),
+        (
+            "container",
+            "moderate-short",
+            "moderate-long",
+            &[coarse, timeless_cotton][..],
+            1.2,
+            false,
+        ),
+    ] {
+        let full: &[&str] = if exp == "container" { &[coarse] } else { &[] };
+        let measure = |v: &str, sets: &[&str]| {
+            let m = run_checked(exp, v, sets, settled);
+            if exp == "container" {
+                m.mean_abs_bend
+            } else {
+                m.region_mean_abs_bend
+            }
+        };
+        let (s, l) = (measure(short, full), measure(long, full));
+        let (cs, cl) = (measure(short, timeless), measure(long, timeless));
+        println!(
+            "{exp}: full model {s:.4} -> {l:.4} ({:.3}x), timeless {cs:.4} -> {cl:.4} ({:.4}x)",
+            l / s,
+            cl / cs
+        );
+        assert!(l >= claimed * s, "{exp}: the full model's long hold {l} vs short {s}");
+        assert!(cs > 0.01, "{exp}: the timeless model leaves a wrinkle to compare: {cs}");
+        assert!((cl / cs - 1.0).abs() <= 0.01, "{exp}: timeless long {cl} vs short {cs}");
+    }
+}
+
 #[test]
 fn claim_7_container_wrinkles_grow_with_the_hold_and_the_plunger_sharpens_them() {
     // Paper Fig. 3-4, on a 16 x 16 cloth: dropped onto a glass, held short
     // or long (with or without the plunger), lifted by two corners after the
     // glass is taken away; the wrinkles of the hanging cloth. Pressed, the
-    // cloth is crushed into folds near pi at the glass's floor that set
-    // plastically and keep it cup-shaped as it hangs after either hold (its
-    // mean |theta| is the same within 2%); there the hold shows in the
-    // plastic set of those folds, not in the hanging shape. (Measured:
-    // moderate 0.040 -> 0.075 rad, pressed 0.56 both, plastic set 0.029 ->
-    // 0.040 rad, elastic 0.0087 rad.)
+    // cloth dragged into the glass over its rim is stretched up to 2.3x and
+    // yields in plane (mean in-plane plastic strain 0.45 at 20 x 20), which
+    // sets it into a cup that hangs the same after either hold (issue 25);
+    // there the hold shows in the plastic set of the bends, not in the
+    // hanging shape. (Measured: moderate 0.040 -> 0.075 rad, pressed 0.56
+    // both, plastic set 0.029 -> 0.040 rad, elastic 0.0087 rad.)
     let coarse = ["cloth.mesh.grid.resolution=[16,16]"];
     let r = |v: &str| run_checked("container", v, &coarse, false);
     let (ms, ml, ps, pl) = (
