@@ -144,11 +144,27 @@ fn ctrl_c_leaves_a_checkpoint_that_resumes() {
     assert!(out.join("checkpoint.json").exists(), "no checkpoint");
     let o = crease(&["resume", dir, "--quiet"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let last = "frames/00130.obj";
+    assert!(out.join(last).exists(), "the resumed run did not reach the end");
+    // It ends where a run never interrupted does, to the byte.
+    let whole = temp("run-uninterrupted");
+    let o = crease(&[
+        "run",
+        "ablation-friction",
+        "--backend",
+        "cpu",
+        "--quiet",
+        "--out",
+        whole.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(
-        out.join("frames").join("00130.obj").exists(),
-        "the resumed run did not reach the end"
+        std::fs::read(out.join(last)).unwrap() == std::fs::read(whole.join(last)).unwrap(),
+        "the interrupted run's last frame differs from the uninterrupted run's"
     );
+    assert_eq!(metrics_without_timing(&out), metrics_without_timing(&whole));
     std::fs::remove_dir_all(&out).ok();
+    std::fs::remove_dir_all(&whole).ok();
 }
 
 /// A stiff system the solve cannot finish within its iteration cap (a
