@@ -134,7 +134,8 @@ fn on_the_gpu_the_folded_and_pressed_layers_stay_apart_too() {
 
 /// The small `container` experiment with the plunger (16 x 16 cloth; on the
 /// GPU with shorter phases): its final frame has no crossing triangles.
-fn pressed_container(extra: &[&str], make: &dyn Fn(Arc<Cloth>) -> Box<dyn Backend>) {
+/// Returns what the run did.
+fn pressed_container(extra: &[&str], make: &dyn Fn(Arc<Cloth>) -> Box<dyn Backend>) -> Layers {
     let e = crease::experiment::find("container").unwrap();
     let v = e.variants.iter().find(|v| v.name == "pressed-short").unwrap();
     let mut sets = vec!["cloth.mesh.grid.resolution=[16,16]".to_string()];
@@ -143,13 +144,38 @@ fn pressed_container(extra: &[&str], make: &dyn Fn(Arc<Cloth>) -> Box<dyn Backen
     assert!(scene.self_collision.enabled);
     let cloth = Arc::clone(&scene.cloth);
     let run = closest_layers_on(scene, "", make);
-    println!("container pressed-short {extra:?}: most pairs {}", run.most_pairs);
+    println!(
+        "container pressed-short {extra:?}: most pairs {}, steps with layers within t/2 {}",
+        run.most_pairs, run.violations
+    );
     assert_eq!(intersecting_pairs(&cloth.mesh.faces, &run.x), 0);
+    run
 }
 
+/// With a control: the same cloth without self-collision ends crossing
+/// itself, and its layers come within half the thickness in a hundred
+/// times more steps (measured: 629 against 6, at the plunger's edge).
 #[test]
 fn the_pressed_container_cloth_ends_without_crossings() {
-    pressed_container(&[], &cpu);
+    let with = pressed_container(&[], &cpu);
+    let e = crease::experiment::find("container").unwrap();
+    let v = e.variants.iter().find(|v| v.name == "pressed-short").unwrap();
+    let sets = ["cloth.mesh.grid.resolution=[16,16]", "self_collision.enabled=false"].map(String::from);
+    let scene = crease::experiment::variant_scene(&e, v, &sets).unwrap();
+    let cloth = Arc::clone(&scene.cloth);
+    let without = closest_layers(scene, "");
+    let crossing = intersecting_pairs(&cloth.mesh.faces, &without.x);
+    println!(
+        "without self-collision: {crossing} crossing pairs at the end, {} steps with layers within t/2",
+        without.violations
+    );
+    assert!(crossing > 0, "the control should cross itself");
+    assert!(
+        20 * with.violations < without.violations,
+        "layers within t/2 in {} steps, {} without self-collision",
+        with.violations,
+        without.violations
+    );
 }
 
 #[test]
