@@ -6,11 +6,11 @@
 mod common;
 
 use common::tools::{crease, crease_error, temp};
-use std::path::PathBuf;
+use std::path::Path;
 use std::process::Command;
 
 /// The columns of metrics.csv that do not measure wall time.
-fn metrics_without_timing(dir: &std::path::Path) -> Vec<String> {
+fn metrics_without_timing(dir: &Path) -> Vec<String> {
     let csv = std::fs::read_to_string(dir.join("metrics.csv")).unwrap();
     let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
     let keep: Vec<usize> = (0..header.len()).filter(|&i| header[i] != "ms_per_step").collect();
@@ -22,35 +22,24 @@ fn metrics_without_timing(dir: &std::path::Path) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn a_run_stopped_mid_hold_resumes_to_the_same_frames() {
-    let short = "timeline.rest.duration=0.3";
-    let run = |out: &str, extra: &[&str]| {
-        let mut args = vec![
-            "run",
-            "ablation-friction",
-            "--backend",
-            "cpu",
-            "--quiet",
-            "--set",
-            short,
-            "--out",
-            out,
-        ];
-        args.extend_from_slice(extra);
-        let o = crease(&args);
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    };
-    let whole = temp("run-whole");
-    run(whole.to_str().unwrap(), &[]);
-    // Stopped at 0.26 s, in the middle of the hold (0.2 - 0.3 s).
-    let parts = temp("run-parts");
-    let dir = parts.to_str().unwrap();
-    run(dir, &["--until", "0.26", "--checkpoint-every", "0.1"]);
-    assert!(parts.join("checkpoint.json").exists());
-    let o = crease(&["resume", dir, "--quiet"]);
+/// `crease run ablation-friction` on the CPU into `out`, with `extra`
+/// arguments.
+fn ablation_args<'a>(out: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["run", "ablation-friction", "--backend", "cpu", "--quiet", "--out", out];
+    args.extend_from_slice(extra);
+    args
+}
+
+/// Runs [`ablation_args`] to the end.
+fn run_ablation(out: &Path, extra: &[&str]) {
+    let o = crease(&ablation_args(out.to_str().unwrap(), extra));
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let last = |d: &PathBuf| {
+}
+
+/// Two run folders hold as many frames, the same last frame to the byte,
+/// and the same metrics (wall time aside).
+fn assert_same_ending(a: &Path, b: &Path) {
+    let frames = |d: &Path| {
         let mut names: Vec<_> = std::fs::read_dir(d.join("frames"))
             .unwrap()
             .map(|e| e.unwrap().path())
@@ -58,14 +47,31 @@ fn a_run_stopped_mid_hold_resumes_to_the_same_frames() {
         names.sort();
         names
     };
-    let (a, b) = (last(&whole), last(&parts));
-    assert_eq!(a.len(), b.len(), "frame counts");
-    assert_eq!(
-        std::fs::read(a.last().unwrap()).unwrap(),
-        std::fs::read(b.last().unwrap()).unwrap(),
+    let (fa, fb) = (frames(a), frames(b));
+    assert_eq!(fa.len(), fb.len(), "frame counts");
+    assert!(
+        std::fs::read(fa.last().unwrap()).unwrap() == std::fs::read(fb.last().unwrap()).unwrap(),
         "final frames differ"
     );
-    assert_eq!(metrics_without_timing(&whole), metrics_without_timing(&parts));
+    assert_eq!(metrics_without_timing(a), metrics_without_timing(b));
+}
+
+#[test]
+fn a_run_stopped_mid_hold_resumes_to_the_same_frames() {
+    let short = ["--set", "timeline.rest.duration=0.3"];
+    let whole = temp("run-whole");
+    run_ablation(&whole, &short);
+    // Stopped at 0.26 s, in the middle of the hold (0.2 - 0.3 s).
+    let parts = temp("run-parts");
+    let dir = parts.to_str().unwrap();
+    run_ablation(
+        &parts,
+        &[short[0], short[1], "--until", "0.26", "--checkpoint-every", "0.1"],
+    );
+    assert!(parts.join("checkpoint.json").exists());
+    let o = crease(&["resume", dir, "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_same_ending(&whole, &parts);
 
     // A damaged checkpoint, a checkpoint of another backend, a changed scene.
     let text = std::fs::read_to_string(parts.join("checkpoint.json")).unwrap();
@@ -119,7 +125,7 @@ fn ctrl_c_leaves_a_checkpoint_that_resumes() {
     let out = temp("run-interrupt");
     let dir = out.to_str().unwrap();
     let child = Command::new(env!("CARGO_BIN_EXE_crease"))
-        .args(["run", "ablation-friction", "--backend", "cpu", "--quiet", "--out", dir])
+        .args(ablation_args(dir, &[]))
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("run crease");
@@ -144,25 +150,14 @@ fn ctrl_c_leaves_a_checkpoint_that_resumes() {
     assert!(out.join("checkpoint.json").exists(), "no checkpoint");
     let o = crease(&["resume", dir, "--quiet"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let last = "frames/00130.obj";
-    assert!(out.join(last).exists(), "the resumed run did not reach the end");
+    assert!(
+        out.join("frames").join("00130.obj").exists(),
+        "the resumed run did not reach the end"
+    );
     // It ends where a run never interrupted does, to the byte.
     let whole = temp("run-uninterrupted");
-    let o = crease(&[
-        "run",
-        "ablation-friction",
-        "--backend",
-        "cpu",
-        "--quiet",
-        "--out",
-        whole.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(
-        std::fs::read(out.join(last)).unwrap() == std::fs::read(whole.join(last)).unwrap(),
-        "the interrupted run's last frame differs from the uninterrupted run's"
-    );
-    assert_eq!(metrics_without_timing(&out), metrics_without_timing(&whole));
+    run_ablation(&whole, &[]);
+    assert_same_ending(&out, &whole);
     std::fs::remove_dir_all(&out).ok();
     std::fs::remove_dir_all(&whole).ok();
 }
