@@ -167,7 +167,9 @@ fn bad_solver_settings() {
 
 #[test]
 fn nan_parameter() {
-    // JSON has no NaN: from the command line it arrives as a string.
+    // JSON has no NaN: from the command line it arrives as a string (a
+    // numeric NaN, which only code can build, is refused field by field in
+    // src/scene/material.rs's unit test).
     let e = error_of(&base(), &["cloth.material={\"preset\": \"cotton\", \"bending\": NaN}"]);
     assert!(e.contains("cloth.material"), "{e}");
     let e = error_of(&base(), &["cloth.damping=NaN"]);

@@ -240,3 +240,61 @@ fn validate(label: &str, m: &Material) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A numeric NaN or infinity cannot come from JSON (the parser refuses
+    /// it, and `--set x=NaN` arrives as a string), but a material built in
+    /// code can hold one: every field refuses it, named, with the value.
+    #[test]
+    fn every_parameter_refuses_a_numeric_nan_or_infinity() {
+        type Field = (&'static str, fn(&mut Material) -> &mut f64);
+        let mut fields: Vec<Field> = vec![
+            ("density", |m| &mut m.density),
+            ("bending", |m| &mut m.bending),
+            ("coupling", |m| &mut m.coupling),
+            ("bending_damping", |m| &mut m.bending_damping),
+            ("stretching", |m| &mut m.stretching.k11),
+            ("stretching", |m| &mut m.stretching.k12),
+            ("stretching", |m| &mut m.stretching.k22),
+            ("stretching", |m| &mut m.stretching.k33),
+        ];
+        macro_rules! channel {
+            ($family:literal, $($ch:tt)+) => {
+                fields.extend([
+                    (concat!($family, "_friction.stiffness"), (|m| &mut m.$($ch)+.dwell.stiffness) as fn(&mut Material) -> &mut f64),
+                    (concat!($family, "_friction.eps_0"), |m| &mut m.$($ch)+.dwell.eps_0),
+                    (concat!($family, "_friction.eps_inf"), |m| &mut m.$($ch)+.dwell.eps_inf),
+                    (concat!($family, "_friction.tau"), |m| &mut m.$($ch)+.dwell.tau),
+                    (concat!($family, "_friction.dahl_a"), |m| &mut m.$($ch)+.dahl.a),
+                    (concat!($family, "_friction.dahl_b"), |m| &mut m.$($ch)+.dahl.b),
+                    (concat!($family, "_friction.dahl_tau"), |m| &mut m.$($ch)+.dahl.tau),
+                    (concat!($family, "_plasticity.k_h0"), |m| &mut m.$($ch)+.hardening.k_h0),
+                    (concat!($family, "_plasticity.g"), |m| &mut m.$($ch)+.hardening.g),
+                    (concat!($family, "_plasticity.tau"), |m| &mut m.$($ch)+.hardening.tau),
+                    (concat!($family, "_plasticity.yield_strain"), |m| &mut m.$($ch)+.hardening.yield_strain),
+                ])
+            };
+        }
+        channel!("bending", bending_channel);
+        channel!("in_plane", in_plane_channels[0]);
+        channel!("in_plane", in_plane_channels[1]);
+        channel!("in_plane", in_plane_channels[2]);
+        let cotton = material::preset("cotton").unwrap();
+        validate("test.json", &cotton).unwrap();
+        for (name, field) in fields {
+            for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+                let mut m = cotton.clone();
+                *field(&mut m) = bad;
+                let e = validate("test.json", &m).unwrap_err().to_string();
+                let shown = format!("{bad:?}");
+                assert!(
+                    e.contains(&format!("cloth.material.{name}")) && e.contains(&shown),
+                    "{name} = {bad}: {e}"
+                );
+            }
+        }
+    }
+}
