@@ -251,11 +251,11 @@ mod tests {
     }
 
     /// The bending rate `dtheta/dt = grad . v` of Bridson's damping
-    /// matches finite differences of the angle along the motion, and the
-    /// damping force `-k_d |E| (dtheta/dt) grad` (like every force along
-    /// the mode) exerts no net force or torque.
+    /// matches finite differences of the angle along the motion (the
+    /// damping force itself is checked where the kernel builds it,
+    /// cpu/bending.rs).
     #[test]
-    fn bending_rate_matches_finite_differences_and_damping_conserves_momentum() {
+    fn bending_rate_matches_finite_differences() {
         let mut rng = Rng(13);
         for &t in &[0.0, 0.5, -1.2, 2.7] {
             let x = hinge(&mut rng, t, 0.05);
@@ -266,13 +266,6 @@ mod tests {
             let at = |s: f64| dihedral([0, 1, 2, 3].map(|a| x[a] + v[a] * s));
             let fd = (at(d) - at(-d)) / (2.0 * d);
             assert!((fd - rate).abs() < 1e-6 * rate.abs().max(1.0), "{fd} vs {rate}");
-            let k_d = 0.3;
-            let len = (x[1] - x[0]).length();
-            let f = g.map(|g| g * (-k_d * len * rate));
-            let sum: DVec3 = f.iter().sum();
-            let torque: DVec3 = x.iter().zip(&f).map(|(p, f)| p.cross(*f)).sum();
-            let scale: f64 = f.iter().map(|f| f.length()).sum();
-            assert!(scale > 0.0 && sum.length() < 1e-12 * scale && torque.length() < 1e-12 * scale);
         }
     }
 
