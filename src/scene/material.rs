@@ -286,7 +286,7 @@ mod tests {
         validate("test.json", &cotton).unwrap();
         for (name, field) in fields {
             for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
-                let mut m = cotton.clone();
+                let mut m = cotton;
                 *field(&mut m) = bad;
                 let e = validate("test.json", &m).unwrap_err().to_string();
                 let shown = format!("{bad:?}");
