@@ -85,8 +85,8 @@ fn material(friction: bool, plasticity: bool) -> String {
 ///   `K_h(t) = K_h0 (1 - g (1 - exp(-t / tau_p)))` (Eq. 10). Released, the
 ///   hinge opens to `eps_p`.
 /// - Dwell friction (Eq. 7-8): the fold slips all the way, leaving the
-///   anchor `a = S - eps_0`; held, the threshold grows to `eps(t) = eps_inf
-///   - (eps_inf - eps_0) exp(-t / tau_f)` (Eq. 8). Released, the hinge
+///   anchor `a = S - eps_0`; held, the threshold grows to
+///   `eps(t) = eps_inf - (eps_inf - eps_0) exp(-t / tau_f)` (Eq. 8). Released, the hinge
 ///   sticks where the torques balance, `k_b (theta - eps_p) + k_f (theta -
 ///   a) = 0`, if its gap `a - theta` is within `eps(t)`; otherwise it
 ///   slips, the threshold falls back to `eps_0`, and it opens until the
