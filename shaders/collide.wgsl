@@ -11,7 +11,9 @@
 // contact impulse added to the normal one); `settle`, after the position
 // update, lifts a vertex still within the thickness of exactly one obstacle
 // onto the contour lift(phi) = t exp((phi - t)/t), which keeps wrinkles'
-// shape.
+// shape, and records the nearest surface before and after; `edge_depth`
+// then records the nearest surface to the midpoints of the edges a vertex
+// starts.
 
 // A rigid obstacle is probed through its grid at its pose, a deforming body
 // directly (CPU twin: src/collide/body.rs): the nearest triangle through a
@@ -67,7 +69,9 @@ const SEPARATING: f32 = 1e-6;
 @group(0) @binding(6) var<storage, read> sdf: array<f32>;
 @group(0) @binding(7) var<storage, read> sdf_info: array<SdfInfo>;
 @group(0) @binding(8) var<storage, read> obstacles: array<ObstacleGpu>;
-@group(0) @binding(9) var<storage, read_write> contact: array<vec2<f32>>;  // touched (0/1), min distance
+// Per vertex: touched (0/1), the nearest surface's distance after `settle`
+// and before it, and the nearest to the midpoints of the edges it starts.
+@group(0) @binding(9) var<storage, read_write> contact: array<vec4<f32>>;
 @group(0) @binding(10) var<storage, read_write> dv: array<vec4<f32>>;
 // A resting contact's outward normal (zero: none) and, after `release`, the
 // normal velocity change its constraint gave (pcg.wgsl filters with it).
@@ -86,6 +90,10 @@ const SEPARATING: f32 = 1e-6;
 // angle-weighted normals at the start and the end, and their velocities over
 // the step, `count` entries each.
 @group(0) @binding(17) var<storage, read> body_points: array<vec4<f32>>;
+// The cloth's edges by their lower end (`topology.edges`, sorted): vertex
+// i starts the edges `edge_start[i]..edge_start[i + 1]` of `edge_end`.
+@group(0) @binding(18) var<storage, read> edge_start: array<u32>;
+@group(0) @binding(19) var<storage, read> edge_end: array<u32>;
 
 fn rotate(q: vec4<f32>, p: vec3<f32>) -> vec3<f32> {
     let t = 2.0 * cross(q.xyz, p);
@@ -461,7 +469,7 @@ fn respond(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups
         v[i] = vec4<f32>(vi, 0.0);
         x[i] = displaced(x[i], push);
     }
-    contact[i] = vec2<f32>(hit, 0.0);
+    contact[i] = vec4<f32>(hit, FAR, FAR, FAR);
 }
 
 @compute @workgroup_size(WORKGROUP)
@@ -471,7 +479,8 @@ fn settle(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups)
         return;
     }
     var hit = contact[i].x;
-    var deepest = 3.0e38;
+    var deepest = FAR;
+    var before = FAR;
     if (is_free[i] != 0u && obstacle_count.x > 0u) {
         let h = params.step.x;
         let p0 = rest[i].xyz + displacement(x[i]);
@@ -480,6 +489,7 @@ fn settle(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups)
         var phi0 = 0.0;
         for (var k = 0u; k < obstacle_count.x; k++) {
             let d = probe(obstacles[k], p0, true, h).phi;
+            before = min(before, d);
             if (d < obstacles[k].contact.y) {
                 if (inside == 0u) {
                     which = k;
@@ -506,5 +516,29 @@ fn settle(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups)
             deepest = min(deepest, probe(obstacles[k], p0 + delta, true, h).phi);
         }
     }
-    contact[i] = vec2<f32>(hit, deepest);
+    contact[i] = vec4<f32>(hit, deepest, before, FAR);
+}
+
+// After `settle`: the nearest surface to the midpoint of each edge vertex i
+// starts that has a free end.
+@compute @workgroup_size(WORKGROUP)
+fn edge_depth(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = linear_index(id, groups);
+    if (i >= params.counts.x) {
+        return;
+    }
+    let h = params.step.x;
+    let p = rest[i].xyz + displacement(x[i]);
+    var nearest = FAR;
+    for (var e = edge_start[i]; e < edge_start[i + 1u]; e++) {
+        let j = edge_end[e];
+        if (is_free[i] == 0u && is_free[j] == 0u) {
+            continue;
+        }
+        let mid = 0.5 * (p + rest[j].xyz + displacement(x[j]));
+        for (var k = 0u; k < obstacle_count.x; k++) {
+            nearest = min(nearest, probe(obstacles[k], mid, true, h).phi);
+        }
+    }
+    contact[i].w = nearest;
 }

@@ -24,7 +24,7 @@
 @group(0) @binding(13) var<storage, read> is_free: array<u32>;
 @group(0) @binding(14) var<storage, read_write> v: array<vec4<f32>>;
 @group(0) @binding(15) var<storage, read> mass: array<f32>;
-@group(0) @binding(16) var<storage, read> contact: array<vec2<f32>>;
+@group(0) @binding(16) var<storage, read> contact: array<vec4<f32>>;
 
 // model/repulsion.rs's constants.
 const CORRECTION_TARGET: f32 = 0.55;

@@ -48,6 +48,10 @@ pub struct Tolerances {
     /// Max position deviation of the free-running GPU, relative to the
     /// cloth's bounding-box diagonal.
     pub position: f64,
+    /// Max difference, m, of the step's three depths under the obstacles
+    /// (`ContactReport`: a vertex after and before the §5.3 lift, an edge
+    /// midpoint).
+    pub depths: f64,
 }
 
 impl Default for Tolerances {
@@ -57,6 +61,7 @@ impl Default for Tolerances {
             dv: 1e-4,
             channels: 0.99,
             position: 1e-3,
+            depths: 1e-5,
         }
     }
 }
@@ -69,13 +74,18 @@ pub struct StepCheck {
     pub dv: f64,
     pub channels: f64,
     pub position: f64,
+    pub depths: f64,
     pub cg_cpu: usize,
     pub cg_gpu: usize,
 }
 
 impl StepCheck {
     pub fn within(&self, t: &Tolerances) -> bool {
-        self.forces <= t.forces && self.dv <= t.dv && self.channels >= t.channels && self.position <= t.position
+        self.forces <= t.forces
+            && self.dv <= t.dv
+            && self.channels >= t.channels
+            && self.position <= t.position
+            && self.depths <= t.depths
     }
 }
 
@@ -195,12 +205,22 @@ impl Backend for Tandem {
             .lock()
             .map_err(|_| crate::Error::Step("validation state poisoned".into()))?;
         let step = checks.len() as u64 + 1;
+        let (a, b) = (report.contact, gpu_report.contact);
+        let depths = [
+            (a.penetration, b.penetration),
+            (a.unlifted, b.unlifted),
+            (a.edge_penetration, b.edge_penetration),
+        ]
+        .iter()
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
         checks.push(StepCheck {
             step,
             forces: relative(&f_gpu, &f_cpu, None, self.force_floor),
             dv: relative(&dv_gpu, &dv_cpu, Some(&resolution), self.gravity.length() * input.dt),
             channels: agreement,
             position,
+            depths,
             cg_cpu: report.cg_iterations,
             cg_gpu: gpu_report.cg_iterations,
         });

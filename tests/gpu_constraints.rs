@@ -67,7 +67,19 @@ fn contact_response_matches_the_cpu_from_identical_states() {
         assert_eq!(rc.contact.contacts, rg.contact.contacts, "contact counts differ");
         assert!(dx / diagonal < 1e-5, "positions differ by {dx} m");
         assert!(dv / speed < 1e-3, "velocities differ by {dv} m/s (fastest {speed})");
-        assert!((rc.contact.penetration - rg.contact.penetration).abs() < 1e-5);
+        // The depths, after the lift, before it and at the edges' midpoints.
+        let (c, g) = (rc.contact, rg.contact);
+        println!(
+            "depths cpu {:.2e} {:.2e} {:.2e}, gpu {:.2e} {:.2e} {:.2e}",
+            c.penetration, c.unlifted, c.edge_penetration, g.penetration, g.unlifted, g.edge_penetration
+        );
+        for (a, b) in [
+            (c.penetration, g.penetration),
+            (c.unlifted, g.unlifted),
+            (c.edge_penetration, g.edge_penetration),
+        ] {
+            assert!((a - b).abs() < 1e-5, "cpu {a} gpu {b}");
+        }
     }
 }
 

@@ -21,6 +21,9 @@ pub struct ValidateArgs {
     /// Position deviation tolerance, relative to the bounding-box diagonal.
     #[arg(long, default_value_t = 1e-3)]
     pub position: f64,
+    /// Tolerance on the depths under the obstacles, m.
+    #[arg(long, default_value_t = 1e-5)]
+    pub depths: f64,
     /// Print only the totals.
     #[arg(long)]
     pub quiet: bool,
@@ -35,6 +38,7 @@ pub fn validate(args: ValidateArgs) -> Result<()> {
         dv,
         channels,
         position,
+        depths,
         quiet,
     } = args;
     // Both backends solve to 1e-6 unless --set says otherwise, so
@@ -47,22 +51,24 @@ pub fn validate(args: ValidateArgs) -> Result<()> {
         dv,
         channels,
         position,
+        depths,
     };
     if !quiet {
         println!(
-            "{:>6} {:>11} {:>11} {:>9} {:>11} {:>7} {:>7}",
-            "step", "forces", "dv", "channels", "position", "cg_cpu", "cg_gpu"
+            "{:>6} {:>11} {:>11} {:>9} {:>11} {:>11} {:>7} {:>7}",
+            "step", "forces", "dv", "channels", "position", "depths", "cg_cpu", "cg_gpu"
         );
     }
     let checks = crease::validate::validate(s, steps, &mut |c| {
         if !quiet {
             println!(
-                "{:>6} {:>11.3e} {:>11.3e} {:>9.4} {:>11.3e} {:>7} {:>7}{}",
+                "{:>6} {:>11.3e} {:>11.3e} {:>9.4} {:>11.3e} {:>11.3e} {:>7} {:>7}{}",
                 c.step,
                 c.forces,
                 c.dv,
                 c.channels,
                 c.position,
+                c.depths,
                 c.cg_cpu,
                 c.cg_gpu,
                 if c.within(&tol) { "" } else { "  <- exceeds" }
@@ -73,7 +79,7 @@ pub fn validate(args: ValidateArgs) -> Result<()> {
     let min_channels = checks.iter().map(|c| c.channels).fold(1.0, f64::min);
     println!(
         "{} steps: max forces {:.3e} (tol {:.0e}), max dv {:.3e} (tol {:.0e}), min channel agreement {:.4} (tol {}), \
-         max position {:.3e} of the diagonal (tol {:.0e})",
+         max position {:.3e} of the diagonal (tol {:.0e}), max depth difference {:.3e} m (tol {:.0e})",
         checks.len(),
         worst(|c| c.forces),
         tol.forces,
@@ -82,7 +88,9 @@ pub fn validate(args: ValidateArgs) -> Result<()> {
         min_channels,
         tol.channels,
         worst(|c| c.position),
-        tol.position
+        tol.position,
+        worst(|c| c.depths),
+        tol.depths
     );
     let failed = checks.iter().filter(|c| !c.within(&tol)).count();
     if failed > 0 {

@@ -137,9 +137,19 @@ impl ObstacleStep {
 pub struct ContactReport {
     /// Vertices whose velocity or position an obstacle changed.
     pub contacts: usize,
-    /// Deepest point under any enabled obstacle's surface after the step, m
-    /// (0 when none is inside).
+    /// Deepest free vertex under any enabled obstacle's surface after the
+    /// step, m (0 when none is inside): what the §5.3 post-process left,
+    /// which lifts every vertex inside a single obstacle, so it reads 0
+    /// unless a vertex is pinched between two.
     pub penetration: f64,
+    /// Deepest free vertex under a surface before the post-process lifted
+    /// it, m: what the velocity response (and the solve's resting
+    /// contacts) left, the figure that shows a response that failed.
+    pub unlifted: f64,
+    /// Deepest edge midpoint under a surface after the step, m: an edge
+    /// can cut through a thin obstacle or a corner between two vertices
+    /// that stay outside (the contact is per vertex).
+    pub edge_penetration: f64,
     /// Vertices held by a resting contact through the step's solve (not
     /// released).
     pub resting: usize,

@@ -204,8 +204,11 @@ pub fn release(normals: &mut [DVec3], held: &mut [f64], a_dv: &[DVec3], rhs: &[D
 }
 
 /// §5.3: lifts free vertices within the thickness of exactly one obstacle
-/// onto `lift(phi)`; returns the step's contact figures (counting `touched`;
-/// the resting contacts are the solve's).
+/// onto `lift(phi)`; returns the step's contact figures (counting
+/// `touched`; the resting contacts are the solve's): the deepest vertex
+/// before and after the lift, and the deepest midpoint of an `edges` edge
+/// with a free end after it.
+#[allow(clippy::too_many_arguments)]
 pub fn settle(
     surfaces: Surfaces,
     obstacles: &[ObstacleStep],
@@ -213,15 +216,29 @@ pub fn settle(
     x: &mut [DVec3],
     free: &[bool],
     touched: &mut [bool],
+    edges: &[[u32; 2]],
 ) -> ContactReport {
-    let deepest: Vec<f64> = x
+    if obstacles.is_empty() {
+        return ContactReport {
+            contacts: touched.iter().filter(|t| **t).count(),
+            ..ContactReport::default()
+        };
+    }
+    let nearest = |p: DVec3| {
+        obstacles
+            .iter()
+            .map(|o| surfaces.probe(o, p, true, h).phi)
+            .fold(f64::INFINITY, f64::min)
+    };
+    let deepest: Vec<(f64, f64)> = x
         .par_iter_mut()
         .zip(touched.par_iter_mut())
         .enumerate()
         .map(|(i, (xi, hit))| {
-            if !free[i] || obstacles.is_empty() {
-                return f64::INFINITY;
+            if !free[i] {
+                return (f64::INFINITY, f64::INFINITY);
             }
+            let before = nearest(*xi);
             let mut inside = obstacles
                 .iter()
                 .map(|o| (o, surfaces.probe(o, *xi, true, h).phi))
@@ -237,15 +254,21 @@ pub fn settle(
                 }
                 *hit = true;
             }
-            obstacles
-                .iter()
-                .map(|o| surfaces.probe(o, *xi, true, h).phi)
-                .fold(f64::INFINITY, f64::min)
+            (before, nearest(*xi))
         })
         .collect();
+    let x = &*x;
+    let edge_deepest = edges
+        .par_iter()
+        .filter(|e| free[e[0] as usize] || free[e[1] as usize])
+        .map(|e| nearest(0.5 * (x[e[0] as usize] + x[e[1] as usize])))
+        .reduce(|| f64::INFINITY, f64::min);
+    let depth = |phi: f64| (-phi).max(0.0);
     ContactReport {
         contacts: touched.iter().filter(|t| **t).count(),
-        penetration: deepest.iter().fold(0.0f64, |m, &d| m.max(-d)),
+        penetration: deepest.iter().fold(0.0f64, |m, d| m.max(depth(d.1))),
+        unlifted: deepest.iter().fold(0.0f64, |m, d| m.max(depth(d.0))),
+        edge_penetration: depth(edge_deepest),
         resting: 0,
     }
 }
@@ -292,9 +315,16 @@ mod tests {
             .collect();
         let before: Vec<f64> = x.iter().map(|p| p.dot(n)).collect();
         let (free, mut touched) = (vec![true; x.len()], vec![false; x.len()]);
-        let report = settle(on(&grids), &[still(0, t)], 0.01, &mut x, &free, &mut touched);
+        let edges: Vec<[u32; 2]> = (0..x.len() as u32 - 1).map(|i| [i, i + 1]).collect();
+        let report = settle(on(&grids), &[still(0, t)], 0.01, &mut x, &free, &mut touched, &edges);
         let after: Vec<f64> = x.iter().map(|p| p.dot(n)).collect();
+        // The response's control: with no response before it, the lift
+        // hides every dip from the depth after it, not from the one before.
+        let dip = before.iter().fold(0.0f64, |m, &d| m.max(-d));
+        assert!(dip > 0.025, "{dip}");
         assert_eq!(report.penetration, 0.0);
+        assert!((report.unlifted - dip).abs() < 1e-9, "{} vs {dip}", report.unlifted);
+        assert_eq!(report.edge_penetration, 0.0);
         for i in 0..x.len() {
             assert!(
                 after[i] > 0.0 && after[i] <= t + 1e-9,
@@ -309,6 +339,30 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Contact is per vertex: an edge across a 6 mm bar, its ends 7 mm
+    /// clear of it, cuts 3 mm into it. Only the edge depth sees it.
+    #[test]
+    fn an_edge_across_a_thin_bar_is_seen_only_by_the_edge_depth() {
+        let t = 0.002;
+        let bar = Shape::Box {
+            center: DVec3::ZERO,
+            half: DVec3::new(0.04, 0.003, 0.003),
+            rounding: 0.0,
+        };
+        let grids = vec![Arc::new(
+            SdfGrid::bake(DVec3::splat(-0.05), DVec3::splat(0.05), 0.001, |p| bar.distance(p)).unwrap(),
+        )];
+        let mut x = vec![DVec3::new(0.0, 0.0, -0.01), DVec3::new(0.0, 0.0, 0.01)];
+        let (free, mut touched) = (vec![true; 2], vec![false; 2]);
+        let report = settle(on(&grids), &[still(0, t)], 0.01, &mut x, &free, &mut touched, &[[0, 1]]);
+        assert_eq!((report.penetration, report.unlifted, report.contacts), (0.0, 0.0, 0));
+        assert!(
+            (report.edge_penetration - 0.003).abs() < 1e-6,
+            "{}",
+            report.edge_penetration
+        );
     }
 
     #[test]
@@ -426,9 +480,10 @@ mod tests {
             &mut x,
             &free,
             &mut touched,
+            &[],
         );
         assert_eq!(x[0], DVec3::new(0.0, 0.001, 0.0));
-        settle(on(&grids), &[still(0, t)], 0.01, &mut x, &free, &mut touched);
+        settle(on(&grids), &[still(0, t)], 0.01, &mut x, &free, &mut touched, &[]);
         assert!((x[0].y - lift(0.001, t)).abs() < 1e-9, "{}", x[0].y);
     }
 }

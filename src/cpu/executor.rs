@@ -220,6 +220,7 @@ impl Executor for CpuBackend {
             &mut self.x,
             &self.free,
             &mut self.touched,
+            &self.cloth.topology.edges,
         ))
     }
 

@@ -152,7 +152,7 @@ impl Buffers {
         b.insert("x", zeroed::<Displacement>(ctx, "x", n)?);
         let rest_positions: Vec<[f32; 4]> = cloth.mesh.positions.iter().map(|&p| vec4(p)).collect();
         b.insert("rest", storage(ctx, "rest", &rest_positions)?);
-        b.insert("contact", zeroed::<[f32; 2]>(ctx, "contact", n)?);
+        b.insert("contact", zeroed::<[f32; 4]>(ctx, "contact", n)?);
         b.insert("rest_normal", zeroed::<[f32; 4]>(ctx, "rest_normal", n)?);
         b.insert("released", zeroed::<u32>(ctx, "released", 2)?);
         b.insert("obstacle_count", uniform(ctx, "obstacle_count", &[0u32; 4]));

@@ -75,7 +75,15 @@ impl GpuBackend {
             .is_some_and(|c| c.holds(input.grids, input.bodies))
         {
             let n = self.cloth.vertex_count();
-            let c = WgCollide::new(&self.ctx, &mut self.buffers, self.row, input.grids, input.bodies, n)?;
+            let c = WgCollide::new(
+                &self.ctx,
+                &mut self.buffers,
+                self.row,
+                input.grids,
+                input.bodies,
+                &self.cloth.topology.edges,
+                n,
+            )?;
             self.collide = Some(c);
             self.ctx.check()?;
         }
@@ -356,11 +364,17 @@ impl Executor for GpuBackend {
         let Some(c) = self.obstacles() else {
             return Ok(ContactReport::default());
         };
-        self.recorder.pass(&self.ctx, "settle", |pass| pass.run(&c.settle));
-        let contact: Vec<[f32; 2]> = self.read(&self.buffers["contact"], self.cloth.vertex_count())?;
+        self.recorder.pass(&self.ctx, "settle", |pass| {
+            pass.run(&c.settle);
+            pass.run(&c.edge_depth);
+        });
+        let contact: Vec<[f32; 4]> = self.read(&self.buffers["contact"], self.cloth.vertex_count())?;
+        let deepest = |k: usize| contact.iter().fold(0.0f64, |m, c| m.max(-c[k] as f64));
         Ok(ContactReport {
             contacts: contact.iter().filter(|c| c[0] != 0.0).count(),
-            penetration: contact.iter().fold(0.0f64, |m, c| m.max(-c[1] as f64)),
+            penetration: deepest(1),
+            unlifted: deepest(2),
+            edge_penetration: deepest(3),
             resting: 0,
         })
     }

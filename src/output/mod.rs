@@ -77,6 +77,8 @@ impl MetricsRow {
             ("min_edge_strain".into(), json!(m.min_edge_strain)),
             ("contacts".into(), json!(self.contact.contacts)),
             ("penetration".into(), json!(self.contact.penetration)),
+            ("unlifted_penetration".into(), json!(self.contact.unlifted)),
+            ("edge_penetration".into(), json!(self.contact.edge_penetration)),
             ("resting".into(), json!(self.contact.resting)),
             ("proximity_pairs".into(), json!(self.proximity_pairs)),
             ("stuck".into(), json!(self.stuck)),

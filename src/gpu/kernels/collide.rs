@@ -33,19 +33,23 @@ pub struct WgCollide {
     pub release: Kernel,
     pub respond: Kernel,
     pub settle: Kernel,
+    pub edge_depth: Kernel,
 }
 
 impl WgCollide {
     /// Uploads every grid of the scene into one buffer (`sdf`, indexed by
     /// `sdf_info`) and the triangles of the step's bodies (`body_tree`),
     /// with room for each obstacle's pose (`obstacles`) and each body's
-    /// hierarchy and points, then builds the kernels over `vertices`.
+    /// hierarchy and points, and the cloth's `edges` (sorted, by their
+    /// lower end: `edge_start`, `edge_end`), then builds the kernels over
+    /// `vertices`.
     pub fn new(
         ctx: &GpuContext,
         buffers: &mut Buffers,
         row: u32,
         grids: &[Arc<SdfGrid>],
         bodies: &[BodyStep],
+        edges: &[[u32; 2]],
         vertices: usize,
     ) -> Result<WgCollide> {
         let mut values = Vec::new();
@@ -87,6 +91,16 @@ impl WgCollide {
             "body_points",
             zeroed::<[f32; 4]>(ctx, "body_points", points.max(1) as usize)?,
         );
+        let mut start = vec![0u32; vertices + 1];
+        for e in edges {
+            start[e[0] as usize + 1] += 1;
+        }
+        for i in 0..vertices {
+            start[i + 1] += start[i];
+        }
+        let end: Vec<u32> = edges.iter().map(|e| e[1]).collect();
+        buffers.insert("edge_start", storage(ctx, "edge_start", &start)?);
+        buffers.insert("edge_end", storage(ctx, "edge_end", &end)?);
         let module = Module::new(ctx, "collide")?;
         let b = Build { ctx, buffers, row };
         let k = |entry: &str| b.kernel(&module, entry, vertices);
@@ -99,6 +113,7 @@ impl WgCollide {
             release: k("release")?,
             respond: k("respond")?,
             settle: k("settle")?,
+            edge_depth: k("edge_depth")?,
         })
     }
 
