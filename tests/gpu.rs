@@ -279,7 +279,7 @@ fn the_papers_claims_1_to_3_hold_on_the_gpu() {
     for (exp, variants) in [
         (
             "ablation-friction",
-            &["short", "long", "elastic", "dahl-short", "dahl-long"][..],
+            &["short", "long", "elastic", "dahl-short", "dahl-long", "large-short"][..],
         ),
         (
             "ablation-plastic",

@@ -39,7 +39,7 @@ fn claim_1_friction_wrinkles_persist_longer_after_a_long_hold() {
 }
 
 #[test]
-fn claim_2_plastic_wrinkles_grow_with_hold_and_are_sharper() {
+fn claim_2_plastic_wrinkles_grow_with_the_hold_and_outlast_a_brief_friction_fold() {
     common::claim_2(&|e, v| run(e, v, &[]));
 }
 

@@ -52,6 +52,10 @@ pub fn variant(name: &str, sets: &[&str]) -> Variant {
     }
 }
 
+/// The friction strip folded as far as the plastic one (2.6 rad, beyond
+/// yield): the two kinds of wrinkle compared at the same fold.
+const LARGE_FOLD: &str = "timeline.fold.handles.right_half.rotate.angle=2.6";
+
 /// Both friction families switched to Dahl.
 const DAHL: [&str; 2] = [
     "cloth.material.bending_friction.model=dahl",
@@ -288,6 +292,8 @@ pub fn all() -> Vec<Experiment> {
                 variant("elastic", &["cloth.material=elastic"]),
                 variant("dahl-short", &DAHL),
                 variant("dahl-long", &[DAHL[0], DAHL[1], HOLD_LONG]),
+                variant("large-short", &[LARGE_FOLD]),
+                variant("large-long", &[LARGE_FOLD, HOLD_LONG]),
             ],
             columns: bend_cols,
             analyse: None,

@@ -66,20 +66,27 @@ pub fn claim_1(run: &dyn Fn(&str, &str) -> Measures) {
     assert!(elastic * 5.0 <= short, "elastic {elastic} vs short {short}");
 }
 
-/// Claim 2: plastic wrinkles grow with the hold and are sharper than friction ones.
+/// Claim 2: plastic wrinkles grow with the hold, and a fold beyond yield
+/// held briefly leaves a plastic wrinkle where friction leaves little.
+///
+/// Compared at the same fold (2.6 rad, the friction strip's `large-*`
+/// variants; measured 0.401 rad plastic against 0.077 friction): the old
+/// comparison of a 2.6 rad plastic fold with a 1 rad friction fold was
+/// decided by the fold's size. After the long hold the order turns: the
+/// friction strip keeps 1.667 rad, the plastic one 0.792 (cotton's bending
+/// threshold grows to eps_inf = 1.7 rad, so a long-held friction fold
+/// keeps almost all of itself); the paper's "friction wrinkles are less
+/// sharp than plastic ones" (§5, Fig. 4) is not claimed.
 pub fn claim_2(run: &dyn Fn(&str, &str) -> Measures) {
     let short = run("ablation-plastic", "short").region_mean_abs_bend;
     let long = run("ablation-plastic", "long").region_mean_abs_bend;
-    println!("plastic residual: short {short:.4}, long {long:.4}");
+    let friction = run("ablation-friction", "large-short").region_mean_abs_bend;
+    println!("plastic residual: short {short:.4}, long {long:.4}; friction, same fold, short {friction:.4}");
     assert!(long >= 1.3 * short, "long {long} vs short {short}");
-    for hold in ["short", "long"] {
-        let plastic = run("ablation-plastic", hold).region_max_abs_bend;
-        let friction = run("ablation-friction", hold).region_max_abs_bend;
-        assert!(
-            plastic > friction,
-            "{hold}: plastic peak {plastic} vs friction peak {friction}"
-        );
-    }
+    assert!(
+        short >= 3.0 * friction,
+        "a brief 2.6 rad fold: plastic {short} vs friction {friction}"
+    );
 }
 
 /// Claim 3: the baselines (Dahl friction, time-independent hardening) have no
