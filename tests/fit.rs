@@ -199,3 +199,142 @@ fn bad_measurement_files_are_named_errors() {
     let e = bending::read(&negative).unwrap_err().to_string();
     assert!(e.contains("line 2") && e.contains("direction"), "{e}");
 }
+
+/// Miguel's Eq. 2, `dsigma/deps = (sigma_max(eps) - s sigma) / tau` with
+/// `sigma_max = a + b eps`, integrated by RK4 in the strain: the friction
+/// stress after moving from `(eps, sigma)` by `d` (direction `s`).
+fn eq_2(p: &DahlParams, eps: f64, sigma: f64, d: f64) -> f64 {
+    let s = d.signum();
+    let slope = |e: f64, sg: f64| (p.a + p.b * e - s * sg) / p.tau;
+    let k1 = slope(eps, sigma);
+    let k2 = slope(eps + d / 2.0, sigma + d / 2.0 * k1);
+    let k3 = slope(eps + d / 2.0, sigma + d / 2.0 * k2);
+    let k4 = slope(eps + d, sigma + d * k3);
+    sigma + d / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+}
+
+/// Integrates Eq. 2 from `(eps, sigma)` in steps of `step` (direction its
+/// sign) until `stop(eps, sigma)` turns true, bisecting the last step;
+/// returns the state there.
+fn follow(p: &DahlParams, (mut eps, mut sigma): (f64, f64), step: f64, stop: impl Fn(f64, f64) -> bool) -> (f64, f64) {
+    loop {
+        let next = eq_2(p, eps, sigma, step);
+        if !stop(eps + step, next) {
+            (eps, sigma) = (eps + step, next);
+            continue;
+        }
+        let (mut lo, mut hi) = (0.0, 1.0);
+        for _ in 0..60 {
+            let mid = 0.5 * (lo + hi);
+            match stop(eps + mid * step, eq_2(p, eps, sigma, mid * step)) {
+                true => hi = mid,
+                false => lo = mid,
+            }
+        }
+        return (eps + lo * step, eq_2(p, eps, sigma, lo * step));
+    }
+}
+
+/// The stretch protocol measured on a sample that obeys Eq. 2 itself (not
+/// the fit's closed form, Eq. 3-4, which omits an offset bounded by
+/// `|b tau|`, Miguel §3.2): from a virgin sample (sigma 0 at rest), each
+/// load's length where the hanging force balances the internal one, `F =
+/// ((k + k2 eps) eps + sigma) L`. Rows `(step, force, length)`.
+fn stretch_by_eq_2(p: &DahlParams, rest: f64, loads: &[f64]) -> Vec<[f64; 3]> {
+    let internal = |eps: f64, sigma: f64| ((p.k + p.k2 * eps) * eps + sigma) * stretch::length_at(eps, rest);
+    let mut state = (0.0, 0.0);
+    let step = p.tau / 200.0;
+    loads
+        .iter()
+        .enumerate()
+        .map(|(i, &load)| {
+            let s = (load - internal(state.0, state.1)).signum();
+            if s != 0.0 {
+                state = follow(p, state, s * step, |e, sg| (load - internal(e, sg)) * s <= 0.0);
+            }
+            [i as f64, load, stretch::length_at(state.0, rest)]
+        })
+        .collect()
+}
+
+/// The fits on measurements they did not make themselves (issue 24): the
+/// data integrate Eq. 2 numerically along the whole load history, from a
+/// virgin sample, without noise (the tests above add it), so what the fit
+/// misses is the closed form's own error, the omitted offset bounded by
+/// `|b tau|`. Cotton (`|b tau|` 0.9% of `a`): every parameter within 2%
+/// (measured: 1.6% at most, b). Polyester (8%): within 20% (k2 17% high,
+/// k 2.6% low, the rest within 1%). Both: `a` within `|b tau|`. Miguel's
+/// spandex (`b tau` 0.43 N/m against `a` 0.40) is left out: there the
+/// closed form is not Eq. 2's solution, and the fit returns k 35% low and
+/// a 59% high.
+#[test]
+fn stretch_fit_recovers_parameters_from_data_that_integrate_eq_2() {
+    let rest = 0.1;
+    let loads = stretch::protocol(6, 3);
+    for (name, p, tolerance) in [
+        ("cotton", stretch::COTTON, 0.02),
+        ("polyester", stretch::POLYESTER, 0.2),
+    ] {
+        let rows = stretch_by_eq_2(&p, rest, &loads)
+            .into_iter()
+            .map(|r| format!("{},{},{:.9}", r[0], r[1], r[2]));
+        let path = write_csv(&format!("eq2-{name}.csv"), &stretch::HEADER, rows);
+        let fit = stretch::fit(&stretch::read(&path, rest).unwrap(), rest).unwrap();
+        within(name, fit.params, p, tolerance);
+        let offset = (p.b * p.tau).abs();
+        assert!(
+            (fit.params.a - p.a).abs() <= offset,
+            "{name} a: {} vs {} (|b tau| {offset})",
+            fit.params.a,
+            p.a
+        );
+    }
+}
+
+/// Every fitted parameter within `tolerance` of the truth (none skipped).
+fn within(name: &str, got: DahlParams, want: DahlParams, tolerance: f64) {
+    const NAMES: [&str; 5] = ["k", "k2", "a", "b", "tau"];
+    for ((n, g), w) in NAMES.iter().zip(got.values()).zip(want.values()) {
+        println!("{name} {n}: {g:.4e} (true {w:.4e}, {:+.1}%)", 100.0 * (g / w - 1.0));
+        assert!((g - w).abs() <= tolerance * w.abs(), "{name} {n}: {g} vs {w}");
+    }
+}
+
+/// The bending protocol on spirals that obey Eq. 2: each strip rolled from
+/// flat and virgin onto its cylinder (strain `3 / R`, loading), then
+/// unrolled (unloading) to each sample's curvature, where the lever
+/// balances the stress, `rho l d g = (k + k2 eps) eps + sigma`; without
+/// noise, as above. Miguel's doublecloth (`|b tau|` 3% of `a`) with the
+/// stiffness given (k and k2 come back as given), as the fit takes it from
+/// a cantilever test: `a`, `b` and `tau` within 5% (measured: a 2.7% high,
+/// b 0.1%, tau 3.0% low), `a` within `|b tau|`. Felt and paper have `|b
+/// tau|` of 88% and 16000% of `a`: there the closed form is not Eq. 2's
+/// solution.
+#[test]
+fn bending_fit_recovers_parameters_from_spirals_that_integrate_eq_2() {
+    let (density, p) = bending::DOUBLECLOTH;
+    let radii = [3.0, 4.0, 5.0, 6.0, 7.0, 7.5, 10.0, 16.0, 23.0, 27.5, 31.5, 50.0].map(|r| r * 1e-3);
+    let along = [(0.9, 0.09), (0.7, 0.075), (0.5, 0.06), (0.35, 0.045), (0.2, 0.03)];
+    let mut rows = Vec::new();
+    for r in radii {
+        let anchor = 3.0 / r;
+        let rolled = follow(&p, (0.0, 0.0), anchor / 2000.0, |e, _| e >= anchor);
+        for (fraction, length) in along {
+            let eps = 3.0 * fraction / r;
+            let (e, sigma) = follow(&p, rolled, -anchor / 2000.0, |e, _| e <= eps);
+            let lever = ((p.k + p.k2 * e) * e + sigma) / (density * length * 9.81);
+            rows.push(format!("{r},{:.9},{length},{lever:.12}", e / 3.0));
+        }
+    }
+    let path = write_csv("eq2-bending.csv", &bending::HEADER, rows.into_iter());
+    let (samples, _) = bending::read(&path).unwrap();
+    let fit = bending::fit(&samples, density, Some((p.k, p.k2))).unwrap();
+    within("doublecloth", fit.params, p, 0.05);
+    let offset = (p.b * p.tau).abs();
+    assert!(
+        (fit.params.a - p.a).abs() <= offset,
+        "a: {} vs {} (|b tau| {offset})",
+        fit.params.a,
+        p.a
+    );
+}

@@ -88,11 +88,17 @@ fn claim_5_cotton_keeps_more_twist_wrinkles_than_denim_than_polyester() {
     let memory = ["cotton", "denim", "polyester"].map(|m| {
         let (long, elastic) = (r(&format!("{m}-long"), &[]), r(&format!("{m}-long"), &ELASTIC));
         println!("{m}: long hold {long:.3e} rad, elastic control {elastic:.3e} rad");
-        assert!(elastic < 0.05 * long, "{m}: the elastic control keeps {elastic}, the model {long}");
+        assert!(
+            elastic < 0.05 * long,
+            "{m}: the elastic control keeps {elastic}, the model {long}"
+        );
         long - elastic
     });
     println!("cylinder twist memory, long hold (cotton, denim, polyester): {memory:?}");
-    assert!(memory[0] >= 2.0 * memory[1] && memory[1] >= 2.0 * memory[2], "{memory:?}");
+    assert!(
+        memory[0] >= 2.0 * memory[1] && memory[1] >= 2.0 * memory[2],
+        "{memory:?}"
+    );
     for m in ["cotton", "denim"] {
         let (s, l) = (r(&format!("{m}-short"), &[]), r(&format!("{m}-long"), &[]));
         assert!(l > s, "{m}: long {l} vs short {s}");
