@@ -56,6 +56,17 @@ pub fn run_variant(
     m
 }
 
+/// Cotton with its time dependence switched off inside the paper's models
+/// (issue 24): dwell friction whose threshold cannot grow (`eps_inf =
+/// eps_0`, bending 0.1 rad, in-plane 0.005) and hardening whose modulus
+/// cannot decay (`g = 0`), through the same code as the full model.
+pub const TIMELESS: [&str; 4] = [
+    "cloth.material.bending_friction.eps_inf=0.1",
+    "cloth.material.in_plane_friction.eps_inf=0.005",
+    "cloth.material.bending_plasticity.g=0",
+    "cloth.material.in_plane_plasticity.g=0",
+];
+
 /// Claim 1: friction wrinkles persist longer after a long hold.
 pub fn claim_1(run: &dyn Fn(&str, &str) -> Measures) {
     let r = |v: &str| run("ablation-friction", v).region_mean_abs_bend;
