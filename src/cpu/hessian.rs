@@ -131,9 +131,9 @@ mod tests {
     use super::super::CpuBackend;
     use super::super::gather::VertexBlocks;
     use super::super::repulsion::Repulsion;
+    use super::super::testing::patch;
     use super::*;
     use crate::collide::proximity;
-    use crate::mesh::{Pattern, grid};
     use crate::model::air::Air;
     use crate::model::bending::{dihedral, dihedral_gradient};
     use crate::model::channel::{Channels, FrictionModel};
@@ -236,15 +236,7 @@ mod tests {
     /// on one damping term moves it to 3.5e-5 or more.
     #[test]
     fn the_assembled_operator_matches_finite_differences_with_every_term_on() {
-        let mesh = grid(
-            0.05,
-            0.04,
-            5,
-            4,
-            Pattern::Alternating,
-            DVec3::ZERO,
-            (DVec3::X, DVec3::Y),
-        );
+        let mesh = patch(5, 4);
         let mut material = preset("cotton").unwrap();
         material.bending_models.friction = FrictionModel::Dahl;
         material.bending_channel.hardening.yield_strain = 0.05;

@@ -5,7 +5,7 @@ use super::bending::{HingeStates, bending};
 use super::hessian::Operator;
 use super::membrane::{FaceStates, membrane};
 use crate::cloth::Cloth;
-use crate::mesh::{Pattern, grid};
+use crate::mesh::{Pattern, TriMesh, grid};
 use crate::model::material::preset;
 use crate::model::testing::Rng;
 use glam::{DMat3, DVec3};
@@ -60,6 +60,20 @@ impl Sheet {
             mass_scale: 1.0,
         }
     }
+}
+
+/// A 5 x 4 cm patch of `nx x ny` quads (alternating diagonals) in the xy
+/// plane, the element tests' small mesh.
+pub fn patch(nx: usize, ny: usize) -> TriMesh {
+    grid(
+        0.05,
+        0.04,
+        nx,
+        ny,
+        Pattern::Alternating,
+        DVec3::ZERO,
+        (DVec3::X, DVec3::Y),
+    )
 }
 
 /// The tests' constraints on `n` vertices: every 17th pinned, every 7th of
