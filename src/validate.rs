@@ -205,15 +205,13 @@ impl Backend for Tandem {
             .lock()
             .map_err(|_| crate::Error::Step("validation state poisoned".into()))?;
         let step = checks.len() as u64 + 1;
-        let (a, b) = (report.contact, gpu_report.contact);
-        let depths = [
-            (a.penetration, b.penetration),
-            (a.unlifted, b.unlifted),
-            (a.edge_penetration, b.edge_penetration),
-        ]
-        .iter()
-        .map(|(a, b)| (a - b).abs())
-        .fold(0.0, f64::max);
+        let depths = report
+            .contact
+            .depths()
+            .iter()
+            .zip(gpu_report.contact.depths())
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max);
         checks.push(StepCheck {
             step,
             forces: relative(&f_gpu, &f_cpu, None, self.force_floor),

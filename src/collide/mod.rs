@@ -155,6 +155,14 @@ pub struct ContactReport {
     pub resting: usize,
 }
 
+impl ContactReport {
+    /// The step's three depths, m: `penetration`, `unlifted`,
+    /// `edge_penetration`.
+    pub fn depths(&self) -> [f64; 3] {
+        [self.penetration, self.unlifted, self.edge_penetration]
+    }
+}
+
 /// The wrinkle-preserving post-process map of §5.3: distances below the
 /// thickness `t` go monotonically into `(0, t]`, so the up-and-down pattern
 /// of a wrinkle that dipped into an obstacle survives instead of being

@@ -238,12 +238,19 @@ pub fn settle(
             if !free[i] {
                 return (f64::INFINITY, f64::INFINITY);
             }
-            let before = nearest(*xi);
-            let mut inside = obstacles
-                .iter()
-                .map(|o| (o, surfaces.probe(o, *xi, true, h).phi))
-                .filter(|(o, phi)| *phi < o.thickness);
-            if let (Some((o, phi)), None) = (inside.next(), inside.next()) {
+            // One probe per obstacle (as shaders/collide.wgsl): the
+            // nearest surface before the lift, and the obstacles whose
+            // thickness the vertex is within.
+            let (mut before, mut inside, mut within) = (f64::INFINITY, None, 0);
+            for o in obstacles {
+                let phi = surfaces.probe(o, *xi, true, h).phi;
+                before = before.min(phi);
+                if phi < o.thickness {
+                    inside.get_or_insert((o, phi));
+                    within += 1;
+                }
+            }
+            if let (Some((o, phi)), 1) = (inside, within) {
                 let target = lift(phi, o.thickness);
                 for _ in 0..SETTLE_ITERATIONS {
                     let hit = surfaces.probe(o, *xi, true, h);
