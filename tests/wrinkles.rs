@@ -332,8 +332,11 @@ fn claim_8_crease_recovery_falls_with_the_hold_for_friction_plasticity_and_both(
     let dir = std::env::temp_dir().join(format!("crease-recovery-{}", std::process::id()));
     let sets = vec!["timeline.recover.duration=0.8".to_string()];
     let renderer = crease::render::Renderer::Cpu;
-    let result = crease::experiment::run(&exp, &sets, &dir, &|s| Ok(cpu(s)), &renderer, &mut |_, _| {}).unwrap();
-    let derived = |name: &str, key: &str| -> f64 {
+    let run = |sets: &[String], dir: &std::path::Path| {
+        crease::experiment::run(&exp, sets, dir, &|s| Ok(cpu(s)), &renderer, &mut |_, _| {}).unwrap()
+    };
+    // A variant's derived figure in an experiment's result.
+    let figure = |result: &serde_json::Value, name: &str, key: &str| -> f64 {
         let v = result["variants"]
             .as_array()
             .unwrap()
@@ -342,6 +345,8 @@ fn claim_8_crease_recovery_falls_with_the_hold_for_friction_plasticity_and_both(
             .unwrap();
         v["derived"][key].as_f64().unwrap()
     };
+    let result = run(&sets, &dir);
+    let derived = |name: &str, key: &str| figure(&result, name, key);
     for family in ["friction", "plastic", "both"] {
         let (short, long) = (format!("{family}-1s"), format!("{family}-1000s"));
         assert!((derived(&short, "hold_material_seconds") - 1.0).abs() < 1e-9);
@@ -356,24 +361,8 @@ fn claim_8_crease_recovery_falls_with_the_hold_for_friction_plasticity_and_both(
     let timeless_dir = dir.join("timeless");
     let mut timeless = sets.clone();
     timeless.extend(common::TIMELESS.iter().map(|s| s.to_string()));
-    let control = crease::experiment::run(
-        &exp,
-        &timeless,
-        &timeless_dir,
-        &|s| Ok(cpu(s)),
-        &renderer,
-        &mut |_, _| {},
-    )
-    .unwrap();
-    let recovery = |name: &str| -> f64 {
-        let v = control["variants"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|v| v["name"] == name)
-            .unwrap();
-        v["derived"]["recovery_percent"].as_f64().unwrap()
-    };
+    let control = run(&timeless, &timeless_dir);
+    let recovery = |name: &str| figure(&control, name, "recovery_percent");
     for family in ["friction", "plastic", "both"] {
         let (r1, r1000) = (recovery(&format!("{family}-1s")), recovery(&format!("{family}-1000s")));
         println!("{family}, timeless: recovery {r1:.2}% after 1 s, {r1000:.2}% after 1000 s");
