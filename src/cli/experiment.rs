@@ -62,15 +62,30 @@ pub fn experiment(args: ExperimentArgs) -> Result<()> {
         }
         println!(" {:>9.1}", v["summary"]["wall_seconds"].as_f64().unwrap_or(0.0));
     }
-    // A garment's groups (knees, seat...), each variant's in turn.
+    // A garment's groups (knees, seat...), each variant's in turn: on the
+    // body, and after it is taken away where it is.
+    print_groups(&result, "groups", "");
+    print_groups(&result, "bare_groups", "\nWith the body taken away (Gong Fig. 6 e-h):");
+    let pictures = result["pictures"].as_array().into_iter().flatten();
+    let written: Vec<String> = std::iter::once("experiment.json")
+        .chain(pictures.filter_map(|p| p.as_str()))
+        .map(|name| out_dir.join(name).display().to_string())
+        .collect();
+    println!("-> {}", written.join(", "));
+    Ok(())
+}
+
+/// The table of every variant's `key` groups (`groups`, `bare_groups`),
+/// under `title`; nothing where no variant has them.
+fn print_groups(result: &serde_json::Value, key: &str, title: &str) {
     let grouped = result["variants"].as_array().into_iter().flatten().filter_map(|v| {
-        let groups = v["groups"].as_object().filter(|g| !g.is_empty())?;
+        let groups = v[key].as_object().filter(|g| !g.is_empty())?;
         Some((v["name"].as_str().unwrap_or(""), groups))
     });
     for (k, (variant, groups)) in grouped.enumerate() {
         if k == 0 {
             println!(
-                "\n{:<24} {:<12} {:>8} {:>14} {:>14} {:>22}",
+                "{title}\n{:<24} {:<12} {:>8} {:>14} {:>14} {:>22}",
                 "variant", "group", "hinges", "mean_abs_bend", "max_abs_bend", "mean_abs_plastic_bend"
             );
         }
@@ -85,11 +100,4 @@ pub fn experiment(args: ExperimentArgs) -> Result<()> {
             );
         }
     }
-    let pictures = result["pictures"].as_array().into_iter().flatten();
-    let written: Vec<String> = std::iter::once("experiment.json")
-        .chain(pictures.filter_map(|p| p.as_str()))
-        .map(|name| out_dir.join(name).display().to_string())
-        .collect();
-    println!("-> {}", written.join(", "));
-    Ok(())
 }

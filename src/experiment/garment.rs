@@ -21,6 +21,12 @@ pub const FABRICS: [&str; 3] = ["cotton", "denim", "polyester"];
 /// The poses, as the mannequin's clips.
 pub const POSES: [&str; 2] = ["sit", "lift-leg"];
 
+/// The last phase of the trousers' scenes, in which the body is taken away
+/// and the trousers hang from the waistband (Gong Fig. 6 shows them with,
+/// a-d, and without the body, e-h): a variant's `groups` are measured as
+/// it begins, its `bare_groups` at the end.
+pub const BARE: &str = "bare";
+
 /// `<fabric>-<pose>-<hold>` for every fabric, pose and hold.
 pub fn trousers_variants() -> Vec<Variant> {
     let mut out = Vec::new();

@@ -240,20 +240,35 @@ fn analyse_recovery(out_dir: &Path, result: &mut Value) -> Result<()> {
 /// Size of one variant's picture on the contact sheet.
 const TILE: (u32, u32) = (400, 300);
 
-/// Each variant's last frame, seen by one camera that frames them all
-/// (from the default view), side by side and labelled.
-/// `obstacles`: each variant's scene, to draw its obstacles where they
-/// stood at that frame (the camera frames the cloth alone).
+/// The last output frame of the run in `dir` (of `scene`) at or before the
+/// phase named `phase` begins.
+fn frame_before(dir: &Path, scene: &Scene, phase: &str) -> Result<Option<usize>> {
+    let Some(k) = scene.phases.iter().position(|p| p.name == phase) else {
+        return Ok(None);
+    };
+    let start = scene.phases[..k].iter().map(|p| p.steps).sum::<u64>() as f64 * scene.dt;
+    let m = Metrics::read(&dir.join("metrics.csv"))?;
+    let times = m.column("time").unwrap_or_default();
+    Ok(times.iter().rposition(|t| *t <= start + 0.5 * scene.dt))
+}
+
+/// Each variant's last frame (or, with `frames`, the frame given where it
+/// is given), seen by one camera that frames them all (from the default
+/// view), side by side and labelled. `obstacles`: each variant's scene, to
+/// draw its obstacles where they stood at that frame (the camera frames
+/// the cloth alone).
 pub fn contact_sheet(
     out_dir: &Path,
     variants: &[&str],
+    frames: Option<&[Option<usize>]>,
     obstacles: Option<&[(String, Scene)]>,
     renderer: &Renderer,
 ) -> Result<Image> {
     let (mut lo, mut hi) = (DVec3::INFINITY, DVec3::NEG_INFINITY);
     let mut pictures = Vec::new();
     for (k, name) in variants.iter().enumerate() {
-        let s = source::load(&out_dir.join(name), None)?;
+        let frame = frames.and_then(|f| f.get(k).copied().flatten());
+        let s = source::load(&out_dir.join(name), frame)?;
         let mut picture = Picture::new(&s.mesh.positions, &s.mesh.faces, None);
         let (a, b) = picture.bounds();
         (lo, hi) = (lo.min(a), hi.max(b));
@@ -519,10 +534,23 @@ pub fn run(
             scene_key,
             resume: None,
         };
-        let summary = output::run(&mut sim, &opts, &mut |_| {})?;
-        let b = sim.backend();
-        let groups = crate::measure::group_bends(&b.cloth(), &b.positions()?, &b.channels()?);
-        variants.push(json!({ "name": v.name, "summary": summary, "groups": groups }));
+        // A garment's groups as the body is taken away (`garment::BARE`),
+        // if it is, and at the end.
+        let groups = |sim: &Simulation| -> Result<_> {
+            let b = sim.backend();
+            Ok(crate::measure::group_bends(&b.cloth(), &b.positions()?, &b.channels()?))
+        };
+        let mut dressed = None;
+        let summary = output::run(&mut sim, &opts, &mut |p| {
+            if p.phase == garment::BARE && dressed.is_none() {
+                dressed = Some(groups(p.sim));
+            }
+        })?;
+        let last = groups(&sim)?;
+        variants.push(match dressed {
+            Some(d) => json!({ "name": v.name, "summary": summary, "groups": d?, "bare_groups": last }),
+            None => json!({ "name": v.name, "summary": summary, "groups": last }),
+        });
     }
     let mut result = json!({ "experiment": exp.name, "variants": variants });
     if let Some(analyse) = exp.analyse {
@@ -530,8 +558,26 @@ pub fn run(
     }
     let names: Vec<&str> = exp.variants.iter().map(|v| v.name.as_str()).collect();
     let obstacles = exp.obstacles_drawn.then_some(&scenes[..]);
-    contact_sheet(out_dir, &names, obstacles, renderer)?.save(&out_dir.join("sheet.png"))?;
+    // With the body taken away at the end, the sheet shows the garments on
+    // it as it goes (Gong Fig. 6 a-d) and `bare.png` without it (e-h).
+    let bare = scenes
+        .iter()
+        .all(|(_, s)| s.phases.iter().any(|p| p.name == garment::BARE));
+    let dressed = match bare {
+        true => Some(
+            scenes
+                .iter()
+                .map(|(name, scene)| frame_before(&out_dir.join(name), scene, garment::BARE))
+                .collect::<Result<Vec<_>>>()?,
+        ),
+        false => None,
+    };
+    contact_sheet(out_dir, &names, dressed.as_deref(), obstacles, renderer)?.save(&out_dir.join("sheet.png"))?;
     let mut pictures = vec!["sheet.png".to_string()];
+    if bare {
+        contact_sheet(out_dir, &names, None, obstacles, renderer)?.save(&out_dir.join("bare.png"))?;
+        pictures.push("bare.png".into());
+    }
     if let Some(draw) = exp.draw {
         pictures.extend(draw(out_dir, &scenes, renderer)?);
     }

@@ -121,12 +121,14 @@ fn round9(t: f64) -> f64 {
     (t * 1e9).round() / 1e9
 }
 
-/// Progress as a run goes, for a progress bar.
+/// Progress as a run goes, after every step: for a progress bar, and for
+/// a caller that measures the state between phases.
 pub struct Progress<'a> {
     pub phase: &'a str,
     pub time: f64,
     pub end_time: f64,
     pub steps: u64,
+    pub sim: &'a Simulation,
 }
 
 /// Where to write and how far to go.
@@ -318,6 +320,7 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
             time: sim.time(),
             end_time,
             steps: sim.steps(),
+            sim,
         });
     }
     if let Some(usd) = &mut usd {
