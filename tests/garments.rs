@@ -246,6 +246,43 @@ fn sitting_the_trousers_stay_outside_the_body_and_never_cross_themselves() {
     assert_eq!(crossings, 0.0);
 }
 
+/// Every phase of a garment scene a tenth as long (0.3 s in all), at 5 ms
+/// steps: with 5 cm edges, a tiny garment's experiment in seconds.
+const TINY: [&str; 8] = [
+    "dt=0.005",
+    "timeline.pose.duration=0.1",
+    "timeline.hold.duration=0.05",
+    "timeline.return.duration=0.1",
+    "timeline.settle.duration=0.05",
+    "obstacles.body.shape.mannequin.ramp=0.1",
+    "obstacles.body.shape.mannequin.hold=0.05",
+    "obstacles.body.shape.mannequin.back=0.1",
+];
+
+/// Runs `crease experiment NAME` on the CPU into `out` with [`TINY`] and
+/// `sets`; asserts that it succeeds and returns what it printed and its
+/// `experiment.json`.
+fn tiny_experiment(name: &str, out: &std::path::Path, sets: &[&str]) -> (String, serde_json::Value) {
+    let mut args = vec![
+        "experiment",
+        name,
+        "--backend",
+        "cpu",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    for s in TINY.iter().chain(sets) {
+        args.extend(["--set", s]);
+    }
+    let o = crease(&args);
+    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+    println!("{stdout}{}", String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success());
+    let text = std::fs::read_to_string(out.join("experiment.json")).unwrap();
+    (stdout, serde_json::from_str(&text).unwrap())
+}
+
 /// `crease experiment trousers` on tiny trousers (5 cm edges, every phase
 /// a tenth as long): each variant reports its groups on the body and, as
 /// `bare_groups`, with the body taken away; `sheet.png` draws the
@@ -254,37 +291,9 @@ fn sitting_the_trousers_stay_outside_the_body_and_never_cross_themselves() {
 #[test]
 fn the_trousers_experiment_shows_them_on_the_body_and_without_it() {
     let out = folder("garments-trousers");
-    let mut args = vec![
-        "experiment",
-        "trousers",
-        "--backend",
-        "cpu",
-        "--quiet",
-        "--out",
-        out.to_str().unwrap(),
-    ];
-    let sets = [
-        "cloth.mesh.trousers.edge=0.05",
-        "dt=0.005",
-        "timeline.pose.duration=0.1",
-        "timeline.hold.duration=0.05",
-        "timeline.return.duration=0.1",
-        "timeline.settle.duration=0.05",
-        "timeline.bare.duration=0.05",
-        "obstacles.body.shape.mannequin.ramp=0.1",
-        "obstacles.body.shape.mannequin.hold=0.05",
-        "obstacles.body.shape.mannequin.back=0.1",
-    ];
-    for s in &sets {
-        args.extend(["--set", s]);
-    }
-    let o = crease(&args);
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    println!("{stdout}{}", String::from_utf8_lossy(&o.stderr));
-    assert!(o.status.success());
+    let sets = ["cloth.mesh.trousers.edge=0.05", "timeline.bare.duration=0.05"];
+    let (stdout, result) = tiny_experiment("trousers", &out, &sets);
     assert!(stdout.contains("With the body taken away"));
-    let text = std::fs::read_to_string(out.join("experiment.json")).unwrap();
-    let result: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(
         result["pictures"],
         serde_json::json!(["sheet.png", "bare.png", "difference.png"])
@@ -311,43 +320,16 @@ fn the_trousers_experiment_shows_them_on_the_body_and_without_it() {
 }
 
 /// `crease experiment tshirt` on a tiny t-shirt (5 cm edges, every phase a
-/// tenth as long: 3 s): the groups' table and `experiment.json`, the
+/// tenth as long: 0.3 s): the groups' table and `experiment.json`, the
 /// elbows keeping more plastic bend after the long hold, the contact sheet
 /// of both variants with the body, and the difference picture, red at the
 /// elbows, over its colour bar.
 #[test]
 fn the_tshirt_experiment_reports_its_groups_and_draws_the_difference() {
     let out = folder("garments-tshirt");
-    let mut args = vec![
-        "experiment",
-        "tshirt",
-        "--backend",
-        "cpu",
-        "--quiet",
-        "--out",
-        out.to_str().unwrap(),
-    ];
-    let sets = [
-        "cloth.mesh.tshirt.edge=0.05",
-        "dt=0.005",
-        "timeline.pose.duration=0.1",
-        "timeline.hold.duration=0.05",
-        "timeline.return.duration=0.1",
-        "timeline.settle.duration=0.05",
-        "obstacles.body.shape.mannequin.ramp=0.1",
-        "obstacles.body.shape.mannequin.hold=0.05",
-        "obstacles.body.shape.mannequin.back=0.1",
-    ];
-    for s in &sets {
-        args.extend(["--set", s]);
-    }
-    let o = crease(&args);
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    println!("{stdout}{}", String::from_utf8_lossy(&o.stderr));
-    assert!(o.status.success());
+    let edge = "cloth.mesh.tshirt.edge=0.05";
+    let (stdout, result) = tiny_experiment("tshirt", &out, &[edge]);
     assert!(stdout.contains("mean_abs_plastic_bend") && stdout.contains("elbows"));
-    let text = std::fs::read_to_string(out.join("experiment.json")).unwrap();
-    let result: serde_json::Value = serde_json::from_str(&text).unwrap();
     let elbows = |k: usize| result["variants"][k]["groups"]["elbows"].clone();
     assert_eq!(result["variants"][0]["name"], "short");
     assert_eq!(result["pictures"], serde_json::json!(["sheet.png", "difference.png"]));
@@ -362,14 +344,9 @@ fn the_tshirt_experiment_reports_its_groups_and_draws_the_difference() {
     // The in-model control (issue 24): with the time dependence off inside
     // the models, the long hold leaves the elbows as the short one does.
     let control = folder("garments-tshirt-timeless");
-    args[6] = control.to_str().unwrap();
-    let object = r#"cloth.material={"preset": "trousers-cotton"}"#;
-    for s in std::iter::once(&object).chain(&common::TIMELESS) {
-        args.extend(["--set", s]);
-    }
-    assert!(crease(&args).status.success());
-    let text = std::fs::read_to_string(control.join("experiment.json")).unwrap();
-    let timeless: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mut sets = vec![edge, r#"cloth.material={"preset": "trousers-cotton"}"#];
+    sets.extend(common::TIMELESS);
+    let (_, timeless) = tiny_experiment("tshirt", &control, &sets);
     let plastic = |k: usize| {
         timeless["variants"][k]["groups"]["elbows"]["mean_abs_plastic_bend"]
             .as_f64()
