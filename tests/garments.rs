@@ -304,7 +304,22 @@ fn the_trousers_experiment_shows_them_on_the_body_and_without_it() {
         for key in ["groups", "bare_groups"] {
             assert!(v[key]["knees"]["hinges"].as_u64().unwrap() > 20, "{} {key}", v["name"]);
         }
+        // The table's strain is the run's worst frame, not the last
+        // (taken without the body).
+        let name = v["name"].as_str().unwrap();
+        let m = Metrics::read(&out.join(name).join("metrics.csv")).unwrap();
+        let most = m
+            .column("max_edge_strain")
+            .unwrap()
+            .iter()
+            .copied()
+            .fold(f64::MIN, f64::max);
+        assert_eq!(v["summary"]["worst"]["max_edge_strain"].as_f64(), Some(most), "{name}");
+        assert!(most >= v["summary"]["final"]["max_edge_strain"].as_f64().unwrap());
+        let row = stdout.lines().find(|l| l.starts_with(name)).unwrap();
+        assert!(row.contains(&format!("{most:.6}")), "{name}: {row}, worst {most}");
     }
+    assert!(stdout.contains("worst_max_edge_strain"));
     // Grey, as the body is drawn: red and blue within 6 of each other,
     // darker than the background.
     let grey = |name: &str| {

@@ -2,6 +2,7 @@
 
 use super::{BackendChoice, make_backend, make_renderer, resolve};
 use anyhow::Result;
+use crease::experiment::WORST;
 use crease::scene::Scene;
 use std::path::PathBuf;
 
@@ -57,7 +58,10 @@ pub fn experiment(args: ExperimentArgs) -> Result<()> {
     for v in result["variants"].as_array().into_iter().flatten() {
         print!("{:<24}", v["name"].as_str().unwrap_or(""));
         for c in exp.columns {
-            let value = v["derived"][*c].as_f64().or(v["summary"]["final"][*c].as_f64());
+            let value = match c.strip_prefix(WORST) {
+                Some(name) => v["summary"]["worst"][name].as_f64(),
+                None => v["derived"][*c].as_f64().or(v["summary"]["final"][*c].as_f64()),
+            };
             print!(" {:>26.6}", value.unwrap_or(f64::NAN));
         }
         println!(" {:>9.1}", v["summary"]["wall_seconds"].as_f64().unwrap_or(0.0));

@@ -32,7 +32,9 @@ pub struct Experiment {
     pub scene: &'static str,
     pub variants: Vec<Variant>,
     /// Metrics the comparison table shows: a variant's `derived` value of
-    /// that name where the analysis made one, else its `summary.final`.
+    /// that name where the analysis made one, else its `summary.final`;
+    /// a name that starts with [`WORST`] reads the rest of the name in
+    /// `summary.worst` (the worst frame of the run).
     pub columns: &'static [&'static str],
     /// Run after every variant: adds each variant's `derived` values to the
     /// result and draws the experiment's figures into the output folder.
@@ -340,8 +342,8 @@ pub fn all() -> Vec<Experiment> {
             columns: &[
                 "mean_abs_bend",
                 "mean_abs_plastic_bend",
-                "max_edge_strain",
-                "unlifted_penetration",
+                "worst_max_edge_strain",
+                "worst_unlifted_penetration",
             ],
             analyse: None,
             obstacles_drawn: true,
@@ -354,8 +356,8 @@ pub fn all() -> Vec<Experiment> {
             columns: &[
                 "mean_abs_bend",
                 "mean_abs_plastic_bend",
-                "max_edge_strain",
-                "unlifted_penetration",
+                "worst_max_edge_strain",
+                "worst_unlifted_penetration",
             ],
             analyse: None,
             obstacles_drawn: true,
@@ -386,6 +388,9 @@ pub fn all() -> Vec<Experiment> {
         },
     ]
 }
+
+/// The prefix of a table column read at the run's worst frame.
+pub const WORST: &str = "worst_";
 
 pub fn find(name: &str) -> Result<Experiment> {
     let list = all();

@@ -344,6 +344,7 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
         "ms_per_step": if steps > 0 { stepping_ms / steps as f64 } else { 0.0 },
         "cg_iterations_mean": if steps > 0 { total_cg as f64 / steps as f64 } else { 0.0 },
         "final": row.json(&handles),
+        "worst": worst(&csv),
     });
     if opts.dump_state {
         dump_state(&opts.out_dir, sim)?;
@@ -397,6 +398,46 @@ pub fn dump_state(out_dir: &Path, sim: &Simulation) -> Result<()> {
         }
     }
     write_atomic(&out_dir.join("state_faces.csv"), faces.as_bytes())
+}
+
+/// The columns of `metrics.csv` whose worst frame a summary reports, and
+/// the largest of each (the smallest of `min_edge_strain`) over every
+/// frame: what a claim on a whole run reads ("no edge stretched past 30%
+/// at any frame"), where `final` gives the last frame only.
+const WORST: [&str; 6] = [
+    "max_edge_strain",
+    "min_edge_strain",
+    "penetration",
+    "unlifted_penetration",
+    "edge_penetration",
+    "intersections",
+];
+
+/// Each of [`WORST`]'s columns in `csv` (the run's `metrics.csv`, every
+/// frame so far, a resumed run's earlier ones included) at its worst frame;
+/// a column the file lacks (`intersections` without
+/// `--check-intersections`) is left out.
+fn worst(csv: &str) -> Value {
+    let mut lines = csv.lines();
+    let names: Vec<&str> = lines.next().map_or(Vec::new(), |h| h.split(',').collect());
+    let rows: Vec<Vec<f64>> = lines
+        .map(|l| l.split(',').map(|c| c.parse().unwrap_or(f64::NAN)).collect())
+        .collect();
+    let mut out = serde_json::Map::new();
+    for name in WORST {
+        let Some(k) = names.iter().position(|n| *n == name) else {
+            continue;
+        };
+        let values = rows.iter().filter_map(|r| r.get(k)).copied().filter(|v| v.is_finite());
+        let value = match name {
+            "min_edge_strain" => values.fold(f64::INFINITY, f64::min),
+            _ => values.fold(f64::NEG_INFINITY, f64::max),
+        };
+        if value.is_finite() {
+            out.insert(name.to_string(), json!(value));
+        }
+    }
+    Value::Object(out)
 }
 
 /// An edge past this strain (eleven times its rest length) is a simulation
@@ -465,4 +506,25 @@ fn clear_previous(out_dir: &Path) -> Result<()> {
 /// The path of output frame `k` under `out_dir`.
 pub fn frame_path(out_dir: &Path, k: usize) -> PathBuf {
     out_dir.join("frames").join(format!("{k:05}.obj"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The worst frame of each column, whichever frame it is on; a cell
+    /// that is not a number and a column the run did not write are
+    /// passed over.
+    #[test]
+    fn the_summary_reports_each_column_at_its_worst_frame() {
+        let csv = "time,phase,max_edge_strain,min_edge_strain,unlifted_penetration\n\
+                   0,pose,0.01,-0.02,0\n\
+                   0.1,hold,0.58,-0.30,0.004\n\
+                   0.2,bare,0.05,x,0\n";
+        let w = worst(csv);
+        assert_eq!(w["max_edge_strain"], json!(0.58));
+        assert_eq!(w["min_edge_strain"], json!(-0.30));
+        assert_eq!(w["unlifted_penetration"], json!(0.004));
+        assert!(w.get("intersections").is_none() && w.get("edge_penetration").is_none());
+    }
 }
