@@ -4,7 +4,8 @@
 //! `trousers-sit` scene: 3.5 cm edges (about 1.1K vertices), a 4 ms step,
 //! and every phase half as long (pose 0.5 s, hold 0.25 s, return 0.5 s,
 //! settle 0.25 s, bare 0.25 s), which keeps the runs to about 25 s each
-//! (the claims on the seat and on contact take 2.5 cm edges, about 50 s).
+//! (the claims on the seat take 2.5 cm edges, about 50 s; the claim on
+//! stretch and contact runs at the scene's own pace, about 110 s).
 //! Residual bend here is the mean plastic bend angle of a garment group's
 //! hinges once the body has returned to rest and the cloth has settled:
 //! the set that stays (|theta - theta_rest| at this resolution is
@@ -40,8 +41,9 @@ const SMALL: [&str; 10] = [
 ];
 
 /// What a run left: its garment groups' bends on the body after it has
-/// settled, and at the end with the body taken away, and per output frame
-/// the deepest point inside the body and the crossing triangle pairs.
+/// settled, and at the end with the body taken away (where it ran that
+/// far), and per output frame the deepest point inside the body, the
+/// crossing triangle pairs and the most stretched edge.
 struct Outcome {
     groups: BTreeMap<String, GroupBend>,
     bare: BTreeMap<String, GroupBend>,
@@ -50,6 +52,8 @@ struct Outcome {
     penetration: Vec<f64>,
     edge_penetration: Vec<f64>,
     intersections: Vec<f64>,
+    /// Per frame: the largest edge strain (length over rest length, less 1).
+    stretch: Vec<f64>,
     thickness: f64,
 }
 
@@ -63,11 +67,18 @@ impl Outcome {
     }
 }
 
-/// Runs (once per test binary) the experiment's variant `name` with the
-/// extra overrides `extra`.
+/// Runs (once per test binary) the experiment's variant `name`, made
+/// [`SMALL`], with the extra overrides `extra`.
 fn run(name: &str, extra: &[&str]) -> Arc<Outcome> {
+    let sets: Vec<&str> = SMALL.iter().chain(extra).copied().collect();
+    run_until(name, &sets, None)
+}
+
+/// Runs (once per test binary) the experiment's variant `name` with the
+/// overrides `sets`, to the end of its timeline or to `until` seconds.
+fn run_until(name: &str, sets: &[&str], until: Option<f64>) -> Arc<Outcome> {
     static RUNS: OnceLock<Mutex<BTreeMap<String, Arc<Outcome>>>> = OnceLock::new();
-    let key = format!("{name} {extra:?}");
+    let key = format!("{name} {sets:?} {until:?}");
     // One run at a time: each uses every core.
     let mut runs = RUNS
         .get_or_init(Default::default)
@@ -78,14 +89,18 @@ fn run(name: &str, extra: &[&str]) -> Arc<Outcome> {
     }
     let exp = experiment::find("trousers").unwrap();
     let v = exp.variants.iter().find(|v| v.name == name).unwrap();
-    let mut sets: Vec<String> = v.sets.clone();
-    sets.extend(SMALL.iter().chain(extra).map(|s| s.to_string()));
+    let sets: Vec<String> = v
+        .sets
+        .iter()
+        .cloned()
+        .chain(sets.iter().map(|s| s.to_string()))
+        .collect();
     let scene = scene::load(exp.scene, &sets).unwrap();
     let thickness = scene.obstacles[0].thickness;
     let out_dir = folder(&format!("trousers-{name}-{}", runs.len()));
     let opts = RunOptions {
         out_dir: out_dir.clone(),
-        until: None,
+        until,
         dump_state: false,
         check_intersections: true,
         checkpoint_every: None,
@@ -107,11 +122,15 @@ fn run(name: &str, extra: &[&str]) -> Arc<Outcome> {
     .unwrap();
     let m = Metrics::read(&out_dir.join("metrics.csv")).unwrap();
     let outcome = Arc::new(Outcome {
-        groups: dressed.expect("the scene takes the body away"),
+        groups: match until {
+            None => dressed.expect("the scene takes the body away"),
+            Some(_) => dressed.unwrap_or_default(),
+        },
         bare: groups(&sim),
         penetration: m.column("unlifted_penetration").unwrap().to_vec(),
         edge_penetration: m.column("edge_penetration").unwrap().to_vec(),
         intersections: m.column("intersections").unwrap().to_vec(),
+        stretch: m.column("max_edge_strain").unwrap().to_vec(),
         thickness,
     });
     println!("{key}: {:?}\nbare: {:?}", outcome.groups, outcome.bare);
@@ -225,23 +244,30 @@ fn polyester_keeps_the_least() {
     }
 }
 
-/// At every output frame of the long sit: no cloth point deeper than half
-/// the contact thickness inside the body, and no two cloth triangles
-/// crossing. (Lifting a leg pinches the cloth at the front of the hip
-/// between the thigh and the belly, where 2 pairs cross at 2.5 cm edges:
-/// not claimed yet.)
+/// Sat down at the scene's own pace (1 s to sit, held 0.5 s, 1 s to
+/// stand up, at 2 ms steps) with 2.5 cm edges, up to the end of the
+/// return: at every output frame no edge stretched past 30%, no cloth
+/// point deeper than half the contact thickness inside the body, and no
+/// two cloth triangles crossing. (Twice as fast, as the other claims run,
+/// the cloth lags the body and single edges at the front of the knees
+/// reach 40-60% for a frame or two; lifting a leg stretches the front of
+/// the knee 46% at this pace: not claimed yet.)
 #[test]
-fn sitting_the_trousers_stay_outside_the_body_and_never_cross_themselves() {
-    let o = run("cotton-sit-long", &[FINE]);
+fn sitting_at_the_scenes_pace_stretches_no_edge_past_30_percent_and_stays_outside_the_body() {
+    let o = run_until("cotton-sit-long", &[FINE], Some(2.5));
     let deepest = o.penetration.iter().copied().fold(0.0, f64::max);
     let edges = o.edge_penetration.iter().copied().fold(0.0, f64::max);
     let crossings = o.intersections.iter().copied().fold(0.0, f64::max);
+    let stretch = o.stretch.iter().copied().fold(0.0, f64::max);
     println!(
-        "deepest {:.2} mm inside the body before the lift ({:.2} mm at an edge's midpoint), at most {crossings} crossing pairs, over {} frames",
+        "most stretched edge {:.1}%, deepest {:.2} mm inside the body before the lift ({:.2} mm at an edge's midpoint), at most {crossings} crossing pairs, over {} frames",
+        stretch * 100.0,
         deepest * 1e3,
         edges * 1e3,
         o.penetration.len()
     );
+    assert!(o.penetration.len() > 60, "{} frames", o.penetration.len());
+    assert!(stretch <= 0.3, "an edge stretched {stretch}");
     assert!(deepest <= o.thickness / 2.0, "{deepest} m inside");
     assert_eq!(crossings, 0.0);
 }

@@ -1,14 +1,15 @@
 //! The mannequin's clips, each "go to the pose, hold it, come back":
 //! `a-pose` (standing, arms 45 degrees down: the rest of the others),
-//! `lift-leg` (left hip and knee flexed 90 degrees), `sit` (both hips and
-//! knees flexed 90 degrees, the feet planted, the pelvis lowered onto a
-//! seat that is part of the clip) and `bend-arms` (from a T pose, the
-//! elbows flexed 120 degrees). A clip is written as the OBJ sequence a
+//! `lift-leg` (left thigh raised level and knee flexed 90 degrees), `sit`
+//! (thighs level and knees flexed 90 degrees, the feet planted, the
+//! pelvis lowered onto a seat that is part of the clip) and `bend-arms`
+//! (from a T pose, the elbows flexed 120 degrees). Sitting and lifting a
+//! leg roll the pelvis back as a person's does, the trunk kept upright. A clip is written as the OBJ sequence a
 //! user's own animation would be (`body0001.obj`, ...), so the built-in
 //! scenes read their body exactly as a user's.
 
 use super::body::Mannequin;
-use super::skeleton::{ANKLE, Bone, HIP, Pose, SHIN, THIGH};
+use super::skeleton::{ANKLE, Bone, HIP, Pose, SHIN, THIGH, mirror};
 use crate::error::{Error, Result};
 use crate::util::write_atomic;
 use glam::{DQuat, DVec3};
@@ -53,6 +54,40 @@ fn deg(d: f64) -> f64 {
     d.to_radians()
 }
 
+/// The backward roll of the pelvis (a posterior tilt, degrees) in the
+/// held `sit` and `lift-leg` poses. Sitting upright, a person's pelvis
+/// rolls back by 20 to 30 degrees from standing, and lifting a knee to hip
+/// height by about 15: the thigh's 90 degrees from the vertical are not
+/// all made at the hip joint. A hip joint that made them all would
+/// lengthen the skin from the back of the waist to the back of the knee
+/// by half again, which no trousers fitted standing can follow: with
+/// both tilts at 0, trousers sat down with 2.5 cm edges stretched edges
+/// at the front of the knees by 55%, and at 30 degrees by 29% at most.
+const SIT_TILT: f64 = 30.0;
+const LIFT_TILT: f64 = 15.0;
+
+/// The share of a pelvic tilt that the lower back undoes (the chest
+/// undoes the rest), so that the trunk stays upright: the lumbar spine
+/// bends over its whole length rather than at the waist alone, where
+/// trousers are held (all at the waist stretched the waistband's back
+/// by half).
+const LUMBAR_SHARE: f64 = 0.25;
+
+/// Rolls the pelvis back by `tilt` (rad) and the spine and chest forward
+/// by as much in all, so that the trunk stays as it was.
+fn tilt_pelvis(p: &mut Pose, tilt: f64) {
+    p.rotations[Bone::Pelvis.index()] = DQuat::from_rotation_x(-tilt);
+    p.rotations[Bone::Spine.index()] = DQuat::from_rotation_x(tilt * LUMBAR_SHARE);
+    p.rotations[Bone::Chest.index()] = DQuat::from_rotation_x(tilt * (1.0 - LUMBAR_SHARE));
+}
+
+/// Moves the whole body so that the hip joint at `hip` in the rest pose
+/// lands at `to`, the pelvis tilted back by `tilt` (rad) about its joint.
+fn place_hip(p: &mut Pose, tilt: f64, hip: DVec3, to: DVec3) {
+    let j = Bone::Pelvis.joint();
+    p.shift = to - j - DQuat::from_rotation_x(-tilt) * (hip - j);
+}
+
 /// Rises smoothly from 0 to 1 as `u` goes from 0 to 1.
 fn ease(u: f64) -> f64 {
     let u = u.clamp(0.0, 1.0);
@@ -81,32 +116,40 @@ impl Clip {
     /// pose.
     pub fn pose(self, s: f64) -> Pose {
         let mut p = Pose::default();
-        let mut set = |b: Bone, q: DQuat| p.rotations[b.index()] = q;
         // Arms 45 degrees down, except from the T pose of bend-arms.
         if self != Clip::BendArms {
-            set(Bone::UpperArmL, DQuat::from_rotation_z(-deg(45.0)));
-            set(Bone::UpperArmR, DQuat::from_rotation_z(deg(45.0)));
+            p.rotations[Bone::UpperArmL.index()] = DQuat::from_rotation_z(-deg(45.0));
+            p.rotations[Bone::UpperArmR.index()] = DQuat::from_rotation_z(deg(45.0));
         }
         match self {
             Clip::APose => {}
             Clip::LiftLeg => {
-                set(Bone::ThighL, DQuat::from_rotation_x(-deg(90.0) * s));
-                set(Bone::ShinL, DQuat::from_rotation_x(deg(90.0) * s));
+                // The left thigh raised 90 degrees from the vertical, the
+                // right one kept vertical under the tilted pelvis, the
+                // right hip (and so the right foot) where it stands.
+                let tilt = deg(LIFT_TILT) * s;
+                tilt_pelvis(&mut p, tilt);
+                p.rotations[Bone::ThighL.index()] = DQuat::from_rotation_x(tilt - deg(90.0) * s);
+                p.rotations[Bone::ShinL.index()] = DQuat::from_rotation_x(deg(90.0) * s);
+                p.rotations[Bone::ThighR.index()] = DQuat::from_rotation_x(tilt);
+                place_hip(&mut p, tilt, mirror(HIP), mirror(HIP));
             }
             Clip::Sit => {
-                // Hips and knees flexed alike keep the shins upright; the
-                // pelvis moves so that the ankles stay where they stand.
+                // Thighs level and shins upright; the pelvis moves so that
+                // the ankles stay where they stand.
                 let a = deg(90.0) * s;
+                let tilt = deg(SIT_TILT) * s;
+                tilt_pelvis(&mut p, tilt);
                 for (thigh, shin) in [(Bone::ThighL, Bone::ShinL), (Bone::ThighR, Bone::ShinR)] {
-                    set(thigh, DQuat::from_rotation_x(-a));
-                    set(shin, DQuat::from_rotation_x(a));
+                    p.rotations[thigh.index()] = DQuat::from_rotation_x(tilt - a);
+                    p.rotations[shin.index()] = DQuat::from_rotation_x(a);
                 }
                 let hip = DVec3::new(HIP.x, ANKLE.y + SHIN + THIGH * a.cos(), -THIGH * a.sin());
-                p.shift = hip - HIP;
+                place_hip(&mut p, tilt, HIP, hip);
             }
             Clip::BendArms => {
-                set(Bone::ForearmL, DQuat::from_rotation_y(-deg(120.0) * s));
-                set(Bone::ForearmR, DQuat::from_rotation_y(deg(120.0) * s));
+                p.rotations[Bone::ForearmL.index()] = DQuat::from_rotation_y(-deg(120.0) * s);
+                p.rotations[Bone::ForearmR.index()] = DQuat::from_rotation_y(deg(120.0) * s);
             }
         }
         p
@@ -215,13 +258,40 @@ mod tests {
             assert!((ankle - ANKLE).length() < 1e-12, "s = {s}: ankle at {ankle}");
             assert!((knee - KNEE).length() < 1e-12, "s = {s}: knee at {knee}");
         }
-        let hip = Clip::Sit.pose(1.0).transforms()[Bone::Pelvis.index()].apply(HIP);
+        let held = Clip::Sit.pose(1.0).transforms();
+        let hip = held[Bone::Pelvis.index()].apply(HIP);
         assert!((hip - DVec3::new(HIP.x, KNEE.y, -THIGH)).length() < 1e-12, "{hip}");
+        // The pelvis rolled back, the chest upright, the thighs level.
+        let tilt = held[Bone::Pelvis.index()].rot.to_axis_angle();
+        assert!((tilt.0.x * tilt.1 + SIT_TILT.to_radians()).abs() < 1e-12, "{tilt:?}");
+        assert!(held[Bone::Chest.index()].rot.angle_between(DQuat::IDENTITY) < 1e-12);
+        let thigh = held[Bone::ThighL.index()].rot * DVec3::NEG_Y;
+        assert!((thigh - DVec3::Z).length() < 1e-12, "{thigh}");
         // Timing: up, held, back down.
         let timing = Timing::default();
         assert_eq!(Clip::Sit.pose_at(1.2, &timing), Clip::Sit.pose(1.0));
         assert_eq!(Clip::Sit.pose_at(2.5, &timing), Clip::Sit.pose(0.0));
         assert_eq!(Clip::named("sit"), Ok(Clip::Sit));
         assert!(Clip::named("jump").unwrap_err().contains("lift-leg"));
+    }
+
+    #[test]
+    fn lifting_a_leg_keeps_the_other_foot_planted_and_the_trunk_upright() {
+        for s in [0.0, 0.5, 1.0] {
+            let t = Clip::LiftLeg.pose(s).transforms();
+            let ankle = t[Bone::ShinR.index()].apply(mirror(ANKLE));
+            assert!(
+                (ankle - mirror(ANKLE)).length() < 1e-12,
+                "s = {s}: right ankle at {ankle}"
+            );
+            let standing = t[Bone::ThighR.index()].rot * DVec3::NEG_Y;
+            assert!((standing - DVec3::NEG_Y).length() < 1e-12, "s = {s}: {standing}");
+            assert!(t[Bone::Chest.index()].rot.angle_between(DQuat::IDENTITY) < 1e-12);
+        }
+        // Held: the left thigh level, pointing forward; its shin hanging.
+        let t = Clip::LiftLeg.pose(1.0).transforms();
+        let thigh = t[Bone::ThighL.index()].rot * DVec3::NEG_Y;
+        let shin = t[Bone::ShinL.index()].rot * DVec3::NEG_Y;
+        assert!((thigh - DVec3::Z).length() < 1e-12 && (shin - DVec3::NEG_Y).length() < 1e-12);
     }
 }

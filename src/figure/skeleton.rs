@@ -62,7 +62,8 @@ pub const WRIST: DVec3 = DVec3::new(0.74, 1.43, 0.0);
 pub const THIGH: f64 = HIP.y - KNEE.y;
 pub const SHIN: f64 = KNEE.y - ANKLE.y;
 
-fn mirror(p: DVec3) -> DVec3 {
+/// The point mirrored to the body's other side.
+pub fn mirror(p: DVec3) -> DVec3 {
     DVec3::new(-p.x, p.y, p.z)
 }
 

@@ -12,7 +12,7 @@
 //! rings and down the columns, one chart for the pelvis tube and one per
 //! leg.
 
-use super::cut::{Chart, bridge, evened, exit, garment, horizontal, select};
+use super::cut::{Chart, bridge, exit, garment, horizontal, select};
 use super::shape::Shape;
 use super::skeleton::{ANKLE, HIP, KNEE};
 use crate::mesh::TriMesh;
@@ -30,13 +30,27 @@ const PELVIS_Z: f64 = -0.01;
 /// The closest a leg of the trousers comes to the body's middle plane, m
 /// (the legs' inner sides stay twice this apart).
 const MIDDLE: f64 = 0.012;
+/// How far down a leg its rings' points go from ring 0's angles to even
+/// spacing along the ring, m: by length, not by rings, so that at any
+/// resolution a ring's points move along it by less than the rings are
+/// apart (faster, the quads under the crotch seam would turn inside out).
+const EVEN: f64 = 0.07;
+/// The knees group's reach above and below the knee, m.
+const KNEES: f64 = 0.08;
+/// How far the crotch seam hangs below the body's crotch at most, m.
+/// Without a floor the seam's rays, straight down between the thighs,
+/// stay nearer the thighs than the ease for 8 cm more, and the seam hung
+/// a web from leg to leg there, which a lifted leg stretched threefold.
+const SEAM_DROP: f64 = 0.02;
 
 /// Ease (the garment's distance from the skin) at height `y`: snug at the
-/// waistband, looser over the hips, loosest at the hems.
+/// waistband, looser over the hips, loosest round the knees, whose rings
+/// a bent knee pulls over itself (at 3 cm the front of the knees
+/// stretched 29% sitting and 48% lifting a leg, at 4 cm 26% and 40%).
 fn ease(y: f64) -> f64 {
     let points = [
         (HEM, 0.03),
-        (KNEE.y, 0.03),
+        (KNEE.y, 0.04),
         (CROTCH_RING, 0.025),
         (WAIST - 0.05, 0.02),
         (WAIST, 0.006),
@@ -50,6 +64,50 @@ fn ease(y: f64) -> f64 {
         return e1;
     }
     e0 + (e1 - e0) * (y - y0) / (y1 - y0)
+}
+
+/// The lengths along the closed polyline `ring` from its first point to
+/// each of its points, and back to the first (`ring.len() + 1` of them).
+fn cumulative(ring: &[DVec3]) -> Vec<f64> {
+    let n = ring.len();
+    let mut lengths = vec![0.0; n + 1];
+    for i in 0..n {
+        lengths[i + 1] = lengths[i] + (ring[(i + 1) % n] - ring[i]).length();
+    }
+    lengths
+}
+
+/// The fractions of the closed ring `ring`'s length, from its first
+/// point, at the turns `turns` (from 0 to 1) of its points, which lie at
+/// evenly spaced angles round its axis.
+fn fractions(ring: &[DVec3], turns: &[f64]) -> Vec<f64> {
+    let (n, lengths) = (ring.len(), cumulative(ring));
+    turns
+        .iter()
+        .map(|t| {
+            let at = t * n as f64;
+            let k = (at.floor() as usize).min(n - 1);
+            let u = at - k as f64;
+            (lengths[k] + (lengths[k + 1] - lengths[k]) * u) / lengths[n]
+        })
+        .collect()
+}
+
+/// The points at fractions `at` (from 0 to 1, rising) of the closed
+/// polyline `ring`'s length from its first point.
+fn along(ring: &[DVec3], at: &[f64]) -> Vec<DVec3> {
+    let (n, lengths) = (ring.len(), cumulative(ring));
+    let mut k = 0;
+    at.iter()
+        .map(|f| {
+            let target = f * lengths[n];
+            while k + 1 < n && lengths[k + 1] < target {
+                k += 1;
+            }
+            let u = ((target - lengths[k]) / (lengths[k + 1] - lengths[k])).clamp(0.0, 1.0);
+            ring[k].lerp(ring[(k + 1) % n], u)
+        })
+        .collect()
 }
 
 /// The trousers with edges of about `edge` metres (0.018: about 3K
@@ -77,11 +135,19 @@ pub fn trousers(shape: &Shape, edge: f64) -> TriMesh {
     let rings = (((WAIST - CROTCH_RING) / edge).round() as usize).max(2) + 1;
     let seam_centre = DVec3::new(0.0, CROTCH_RING, PELVIS_Z);
     let seam_dir = |psi: f64| DVec3::new(0.0, -psi.sin(), psi.cos());
+    // A seam point: on its ray, the ease out of the body, but not below
+    // the floor.
+    let floor = exit(shape, seam_centre, DVec3::NEG_Y, 0.0, 1.0).y - SEAM_DROP;
+    let seam_point = |psi: f64| {
+        let dir = seam_dir(psi);
+        let limit = match dir.y < -1e-9 {
+            true => (CROTCH_RING - floor) / -dir.y,
+            false => 1.0,
+        };
+        exit(shape, seam_centre, dir, ease(CROTCH_RING), limit)
+    };
     let coarse_seam: Vec<DVec3> = (0..=32)
-        .map(|j| {
-            let dir = seam_dir(std::f64::consts::PI * j as f64 / 32.0);
-            exit(shape, seam_centre, dir, ease(CROTCH_RING), 1.0)
-        })
+        .map(|j| seam_point(std::f64::consts::PI * j as f64 / 32.0))
         .collect();
     let seam_length: f64 = coarse_seam.windows(2).map(|w| (w[1] - w[0]).length()).sum();
     let seam_count = ((seam_length / edge).round() as usize).max(2);
@@ -97,21 +163,17 @@ pub fn trousers(shape: &Shape, edge: f64) -> TriMesh {
     let bottom = pelvis[rings - 1].clone();
     let seam: Vec<u32> = (1..seam_count)
         .map(|j| {
-            x.push(exit(
-                shape,
-                seam_centre,
-                seam_dir(std::f64::consts::PI * j as f64 / seam_count as f64),
-                ease(CROTCH_RING),
-                1.0,
-            ));
+            x.push(seam_point(std::f64::consts::PI * j as f64 / seam_count as f64));
             x.len() as u32 - 1
         })
         .collect();
     let lowest = seam.iter().map(|&v| x[v as usize].y).fold(f64::INFINITY, f64::min);
 
-    // The legs: ring 0 is half the pelvis tube's last ring and the seam; the
-    // rings below go round the leg's axis at the angles of ring 0's points,
-    // evened out over the first rings.
+    // The legs: ring 0 is half the pelvis tube's last ring and the seam;
+    // each ring below is traced round the leg's axis and its points placed
+    // along it: first where ring 0's angles fall, then evened out by
+    // length over [`EVEN`] (by length, not by angle: rays stopped at the
+    // middle plane crowd the inner side's points together).
     let top = lowest - edge;
     let leg_rings = (((top - HEM) / edge).round() as usize).max(2) + 1;
     let mut legs: Vec<Vec<Vec<u32>>> = Vec::new();
@@ -127,19 +189,29 @@ pub fn trousers(shape: &Shape, edge: f64) -> TriMesh {
         };
         let axis = |y: f64| DVec3::new(side * HIP.x, y, 0.0);
         let count = first.len();
-        let angle = |p: DVec3| {
-            let d = p - axis(p.y);
+        let start = {
+            let d = x[first[0] as usize] - axis(0.0);
             d.x.atan2(d.z)
         };
-        let start_angles: Vec<f64> = first.iter().map(|&v| angle(x[v as usize])).collect();
+        // Ring 0's points' angles round the axis, as turns from the first
+        // point's, rising.
+        let turns: Vec<f64> = first
+            .iter()
+            .map(|&v| {
+                let d = x[v as usize] - axis(0.0);
+                (d.x.atan2(d.z) - start).rem_euclid(std::f64::consts::TAU) / std::f64::consts::TAU
+            })
+            .collect();
         let mut leg = vec![first];
         for j in 1..leg_rings {
-            let y = top - (top - HEM) * (j - 1) as f64 / (leg_rings - 1) as f64;
+            let y = top - (top - HEM) * (j - 1) as f64 / (leg_rings - 2).max(1) as f64;
             let centre = axis(y);
-            let mut ring: Vec<DVec3> = evened(&start_angles, j - 1, 4.0)
-                .into_iter()
-                .map(|a| {
-                    let dir = horizontal(a);
+            // Traced at eight times the ring's points, finely enough to
+            // measure lengths along it.
+            let dense = 8 * count;
+            let mut traced: Vec<DVec3> = (0..dense)
+                .map(|k| {
+                    let dir = horizontal(start + std::f64::consts::TAU * k as f64 / dense as f64);
                     // Not past the middle plane, where the other leg's
                     // trousers are: at most MIDDLE from it.
                     let inward = -side * dir.x;
@@ -150,10 +222,18 @@ pub fn trousers(shape: &Shape, edge: f64) -> TriMesh {
                     exit(shape, centre, dir, ease(y), limit)
                 })
                 .collect();
-            bridge(&mut ring, centre);
-            let start = x.len() as u32;
-            x.extend(ring);
-            leg.push((start..start + count as u32).collect());
+            bridge(&mut traced, centre);
+            // Where ring 0's angles fall along the ring, evened out by
+            // length over the first rings.
+            let s = (j as f64 * edge / EVEN).min(1.0);
+            let at: Vec<f64> = fractions(&traced, &turns)
+                .iter()
+                .enumerate()
+                .map(|(i, f)| f + (i as f64 / count as f64 - f) * s)
+                .collect();
+            let first = x.len() as u32;
+            x.extend(along(&traced, &at));
+            leg.push((first..first + count as u32).collect());
         }
         legs.push(leg);
     }
@@ -185,11 +265,15 @@ fn groups(x: &[DVec3], pelvis: &[Vec<u32>], legs: &[Vec<Vec<u32>>], seam: &[u32]
     let mut g = BTreeMap::new();
     g.insert("waistband", select(x, all_pelvis.clone(), |p| p.y >= WAIST - 0.03));
     g.insert("hems", select(x, all_legs(), |p| p.y <= HEM + 0.03));
-    g.insert("knees", select(x, all_legs(), |p| (p.y - KNEE.y).abs() <= 0.08));
+    g.insert("knees", select(x, all_legs(), |p| (p.y - KNEE.y).abs() <= KNEES));
+    // The seat: what sits on a seat, the back below the waistband, over
+    // the buttocks and down the thighs to the knees' band. Sitting, the
+    // cloth over the buttocks is pulled taut and the folds form below
+    // them, behind the bottom.
     g.insert(
         "seat",
         select(x, all_pelvis.clone().chain(all_legs()), |p| {
-            p.z < PELVIS_Z && p.y > CROTCH_RING - 0.1 && p.y < WAIST - 0.05
+            p.z < PELVIS_Z && p.y > KNEE.y + KNEES && p.y < WAIST - 0.05
         }),
     );
     g.insert(
