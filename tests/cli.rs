@@ -211,6 +211,12 @@ fn check_and_scenes_describe_without_running() {
         text.contains("twist") && text.contains("hang") && text.contains("drape"),
         "{text}"
     );
+    // `experiment --help` names every experiment there is.
+    let o = crease(&["experiment", "--help"]);
+    let text = String::from_utf8_lossy(&o.stdout).replace(['\n', ' '], "");
+    for e in crease::experiment::all() {
+        assert!(text.contains(e.name), "{} is not in the help: {text}", e.name);
+    }
 }
 
 #[test]
