@@ -181,7 +181,14 @@ pub struct GroupBend {
     /// Mean |eps_p| of the bending channels, as an angle (rad); 0 where
     /// bending plasticity is off.
     pub mean_abs_plastic_bend: f64,
+    /// The wrinkles: hinges bent more than [`WRINKLE`] from rest.
+    pub wrinkles: usize,
 }
+
+/// A hinge bent more than this from rest (rad, about 17 degrees) is a
+/// wrinkle's ([`GroupBend::wrinkles`]): a fold, not the gentle curve of
+/// cloth draped over a limb.
+pub const WRINKLE: f64 = 0.3;
 
 /// `GroupBend` of every vertex group of the cloth's mesh, by name (groups
 /// with no hinge are left out).
@@ -197,6 +204,7 @@ pub fn group_bends(cloth: &Cloth, x: &[DVec3], ch: &Channels) -> BTreeMap<String
             g.hinges += 1;
             g.mean_abs_bend += bends[k].abs();
             g.max_abs_bend = g.max_abs_bend.max(bends[k].abs());
+            g.wrinkles += (bends[k].abs() > WRINKLE) as usize;
             if plastic_on {
                 g.mean_abs_plastic_bend += plastic.abs();
             }

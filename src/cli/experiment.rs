@@ -89,18 +89,19 @@ fn print_groups(result: &serde_json::Value, key: &str, title: &str) {
     for (k, (variant, groups)) in grouped.enumerate() {
         if k == 0 {
             println!(
-                "{title}\n{:<24} {:<12} {:>8} {:>14} {:>14} {:>22}",
-                "variant", "group", "hinges", "mean_abs_bend", "max_abs_bend", "mean_abs_plastic_bend"
+                "{title}\n{:<24} {:<12} {:>8} {:>14} {:>14} {:>22} {:>9}",
+                "variant", "group", "hinges", "mean_abs_bend", "max_abs_bend", "mean_abs_plastic_bend", "wrinkles"
             );
         }
         for (group, g) in groups {
             let f = |key: &str| g[key].as_f64().unwrap_or(f64::NAN);
             println!(
-                "{variant:<24} {group:<12} {:>8} {:>14.5} {:>14.5} {:>22.5}",
+                "{variant:<24} {group:<12} {:>8} {:>14.5} {:>14.5} {:>22.5} {:>9}",
                 g["hinges"],
                 f("mean_abs_bend"),
                 f("max_abs_bend"),
-                f("mean_abs_plastic_bend")
+                f("mean_abs_plastic_bend"),
+                g["wrinkles"]
             );
         }
     }
