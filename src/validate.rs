@@ -252,6 +252,12 @@ impl Backend for Tandem {
     fn restore_state(&mut self, _: &BackendState) -> Result<()> {
         Err(crate::Error::Step("a validation run keeps no checkpoints".into()))
     }
+
+    fn drop_caches(&mut self) {
+        self.cpu.drop_caches();
+        self.synced.drop_caches();
+        self.free.drop_caches();
+    }
 }
 
 /// Runs `steps` steps of `scene` on both backends and returns one check per

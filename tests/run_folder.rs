@@ -120,6 +120,31 @@ fn a_run_stopped_mid_hold_resumes_to_the_same_frames() {
     std::fs::remove_dir_all(&parts).ok();
 }
 
+/// The multilevel preconditioner keeps its hierarchy from solve to solve
+/// and builds it afresh after every output frame, where a resumed run
+/// (whose checkpoint holds no hierarchy) starts: both write the same
+/// frames.
+#[test]
+fn a_multilevel_run_resumed_mid_hold_writes_the_same_frames() {
+    let sets = [
+        "--set",
+        "timeline.rest.duration=0.3",
+        "--set",
+        "solver.preconditioner=multilevel",
+    ];
+    let whole = temp("run-multilevel-whole");
+    run_ablation(&whole, &sets);
+    let parts = temp("run-multilevel-parts");
+    let mut first = sets.to_vec();
+    first.extend(["--until", "0.26", "--checkpoint-every", "1"]);
+    run_ablation(&parts, &first);
+    let o = crease(&["resume", parts.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_same_ending(&whole, &parts);
+    std::fs::remove_dir_all(&whole).ok();
+    std::fs::remove_dir_all(&parts).ok();
+}
+
 #[test]
 fn ctrl_c_leaves_a_checkpoint_that_resumes() {
     let out = temp("run-interrupt");

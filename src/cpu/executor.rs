@@ -131,7 +131,12 @@ impl Executor for CpuBackend {
                 pcg::Preconditioning::Multilevel(&mut self.multilevel)
             }
         };
-        let solve = pcg::solve(
+        let max = input.solver.max_iterations;
+        let budget = match &precond {
+            pcg::Preconditioning::Multilevel(m) => m.budget().map_or(max, |b| b.min(max)),
+            pcg::Preconditioning::Jacobi(_) => max,
+        };
+        let mut solve = pcg::solve(
             &op,
             &mut self.scratch,
             &mut self.vectors,
@@ -141,8 +146,38 @@ impl Executor for CpuBackend {
             &mut self.dv,
             input.solver.tolerance,
             floor,
-            input.solver.max_iterations,
+            budget,
         )?;
+        // Past its budget, a solve on kept multilevel levels has found a
+        // system they no longer serve: built afresh, CG goes on from its
+        // iterate.
+        let mut after_build = solve.iterations;
+        if budget < max && solve.residual > input.solver.tolerance {
+            if let pcg::Preconditioning::Multilevel(m) = &mut precond {
+                m.renew();
+                m.setup(&op, &filter, &self.x)?;
+            }
+            let more = pcg::solve(
+                &op,
+                &mut self.scratch,
+                &mut self.vectors,
+                &mut precond,
+                &filter,
+                &self.rhs,
+                &mut self.dv,
+                input.solver.tolerance,
+                floor,
+                max - budget,
+            )?;
+            after_build = more.iterations;
+            solve = Solve {
+                iterations: solve.iterations + more.iterations,
+                residual: more.residual,
+            };
+        }
+        if let pcg::Preconditioning::Multilevel(m) = &mut precond {
+            m.solved(after_build);
+        }
         op.apply(&mut self.scratch, &self.dv, &mut self.work);
         Ok(solve)
     }

@@ -231,6 +231,10 @@ impl Backend for CpuBackend {
         self.set_channels(channels);
         Ok(())
     }
+
+    fn drop_caches(&mut self) {
+        self.multilevel.renew();
+    }
 }
 
 #[cfg(test)]

@@ -170,6 +170,11 @@ impl Simulation {
         self.steps
     }
 
+    /// Drops what the backend keeps only for speed (`Backend::drop_caches`).
+    pub fn drop_caches(&mut self) {
+        self.backend.drop_caches();
+    }
+
     /// Material time elapsed (docs/physics.md "Material time"), seconds.
     pub fn material_time(&self) -> f64 {
         self.material_time
@@ -417,6 +422,9 @@ mod tests {
         }
         fn restore_state(&mut self, state: &BackendState) -> Result<()> {
             self.0.restore_state(state)
+        }
+        fn drop_caches(&mut self) {
+            self.0.drop_caches()
         }
     }
 
