@@ -233,3 +233,36 @@ fn the_multilevel_preconditioner_follows_jacobi_in_fewer_iterations() {
     let (x1, _, _) = run("multilevel", 1);
     assert!(x1 == xm, "the thread count changes the multilevel run");
 }
+
+/// The container scene's drop (441 vertices falling onto a glass's rim,
+/// contacts coming and going, 150 steps): the multilevel preconditioner
+/// keeps its levels from step to step, and 7 times in this window a solve
+/// on kept levels runs past its budget (counted by instrumenting the
+/// executor), builds them afresh and goes on. Every solve still reaches
+/// the tolerance, and the cloth ends within 1 mm of block Jacobi's
+/// (measured 0.44 mm; 0.39 mm with the levels built every solve: the
+/// contacts amplify what the tolerance leaves).
+#[test]
+fn the_multilevel_solve_keeps_to_the_tolerance_as_contacts_come_and_go() {
+    let run = |preconditioner: &str| {
+        let set = [format!("solver.preconditioner={preconditioner}")];
+        let scene = scene::load("container", &set).unwrap();
+        let tolerance = scene.solver.tolerance;
+        let b = cpu(&scene);
+        let mut sim = Simulation::new(scene, b);
+        for step in 0..150 {
+            let r = sim.step().unwrap().report;
+            assert!(
+                r.cg_residual <= tolerance,
+                "{preconditioner}, step {step}: residual {} after {} iterations",
+                r.cg_residual,
+                r.cg_iterations
+            );
+        }
+        sim.backend().positions().unwrap()
+    };
+    let (xj, xm) = (run("jacobi"), run("multilevel"));
+    let apart = xj.iter().zip(&xm).fold(0.0f64, |m, (a, b)| m.max((*a - *b).length()));
+    println!("the multilevel run ends {apart} m from Jacobi's");
+    assert!(apart < 1e-3, "{apart} m apart");
+}

@@ -136,39 +136,32 @@ impl Executor for CpuBackend {
             pcg::Preconditioning::Multilevel(m) => m.budget().map_or(max, |b| b.min(max)),
             pcg::Preconditioning::Jacobi(_) => max,
         };
-        let mut solve = pcg::solve(
-            &op,
-            &mut self.scratch,
-            &mut self.vectors,
-            &mut precond,
-            &filter,
-            &self.rhs,
-            &mut self.dv,
-            input.solver.tolerance,
-            floor,
-            budget,
-        )?;
+        let tolerance = input.solver.tolerance;
+        let mut cg = |precond: &mut pcg::Preconditioning, cap: usize| {
+            pcg::solve(
+                &op,
+                &mut self.scratch,
+                &mut self.vectors,
+                precond,
+                &filter,
+                &self.rhs,
+                &mut self.dv,
+                tolerance,
+                floor,
+                cap,
+            )
+        };
+        let mut solve = cg(&mut precond, budget)?;
         // Past its budget, a solve on kept multilevel levels has found a
         // system they no longer serve: built afresh, CG goes on from its
         // iterate.
         let mut after_build = solve.iterations;
-        if budget < max && solve.residual > input.solver.tolerance {
+        if budget < max && solve.residual > tolerance {
             if let pcg::Preconditioning::Multilevel(m) = &mut precond {
                 m.renew();
                 m.setup(&op, &filter, &self.x)?;
             }
-            let more = pcg::solve(
-                &op,
-                &mut self.scratch,
-                &mut self.vectors,
-                &mut precond,
-                &filter,
-                &self.rhs,
-                &mut self.dv,
-                input.solver.tolerance,
-                floor,
-                max - budget,
-            )?;
+            let more = cg(&mut precond, max - budget)?;
             after_build = more.iterations;
             solve = Solve {
                 iterations: solve.iterations + more.iterations,
