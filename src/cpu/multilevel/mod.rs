@@ -15,7 +15,7 @@
 //!   three rotations about the current positions: the near-kernel of the
 //!   membrane and bending energies, orthonormalised per aggregate); it is
 //!   smoothed by one damped Jacobi step, `P = (I - w D^-1 A) P0`, and the
-//!   coarse matrix is the Galerkin product `P^T A P`, every solve (the
+//!   coarse matrix is the Galerkin product `P^T A P`, at every build (the
 //!   matrix changes with the state and the contacts). A coarse level's
 //!   node is an aggregate's two block rows, translation and rotation.
 //! - The levels below the finest are kept from solve to solve while they
@@ -24,7 +24,7 @@
 //!   iterations from the last one's vector) and keeps `P` and the coarse
 //!   matrices of the last full build. A solve on kept levels gets a
 //!   `budget` of `GROWTH` times the iterations of the first solve after
-//!   the build; past it, the hierarchy is built afresh and CG goes on from
+//!   the build (or of `FLOOR`, if more); past it, the hierarchy is built afresh and CG goes on from
 //!   its iterate (cpu/executor.rs). `renew` (after every output frame,
 //!   where a resumed run starts) asks for a full build. Any symmetric
 //!   positive definite coarse matrix leaves the V-cycle symmetric
