@@ -33,16 +33,20 @@
 //! - Each level is smoothed by Chebyshev polynomials in `D^-1 A` (block
 //!   Jacobi's), of degree `DEGREE` (the finest) or `COARSE_DEGREE` (the
 //!   others) before and after the coarse correction (the same both ways,
-//!   so the cycle is symmetric as CG needs); the coarsest
+//!   so the cycle is symmetric as CG needs; `cycle.rs`); the coarsest
 //!   level (at most `COARSEST` nodes) is solved by a dense Cholesky
-//!   factorisation.
+//!   factorisation (`coarsest.rs`).
 
 mod aggregate;
 mod bsr;
+mod coarsest;
+mod cycle;
 mod fine;
 mod prolong;
 
 use bsr::{Bsr, Single};
+use coarsest::{Cholesky, Coarsest};
+use cycle::{DEGREE, Level, cycle, lambda_max};
 use fine::FinePattern;
 use prolong::{Modes, cross_matrix, hold_dropped, smooth, tentative};
 
@@ -50,25 +54,7 @@ use super::hessian::Operator;
 use super::pcg::Filter;
 use crate::error::{Error, Result};
 use glam::{DMat3, DVec3};
-use rayon::prelude::*;
 
-/// The degree of the Chebyshev smoother before and after each coarse
-/// correction, on the finest level and on the coarser ones, and the lower
-/// end of the eigenvalues it damps, as a fraction of the largest (PyAMG's
-/// default). Measured on the twist (CG iterations a step at 7K,
-/// 27.9K and 111K vertices): damped Jacobi, 2 sweeps on the finest level
-/// and 2 on the others, takes 29.5, 41 and 59.5; 2 and 16, 24.5, 26 and
-/// 32; Chebyshev of degrees 2 and 16, 19, 20.5 and 22.5, in 20% less time
-/// (2 and 8: 19, 20.5 and 26, about the same time; a fraction of 1/100
-/// instead of 1/30: 23, 25 and 28). The coarse levels are small; their
-/// smoothing makes the coarse correction nearly exact and the count flat.
-/// With the levels kept from step to step and applied in f32 (10 steps):
-/// 2 and 16, 20.6 iterations and 349-391 ms a solve at 27.9K; 2 and 8,
-/// 20.1, 21.0 and 24.1 at the three sizes, 347 ms at 27.9K; 2 and 4,
-/// 20.6, 22.7 and 29.4, 295-353 ms.
-const DEGREE: usize = 2;
-const COARSE_DEGREE: usize = 8;
-const LOWEST: f64 = 1.0 / 30.0;
 /// The most nodes (vertices, or aggregates) the coarsest level has: it is
 /// solved directly.
 const COARSEST: usize = 48;
@@ -92,23 +78,6 @@ const GROWTH: f64 = 1.5;
 /// a step (block Jacobi: 10.1).
 const FLOOR: usize = 20;
 
-#[derive(Clone)]
-struct Level {
-    a: Single,
-    inv_diag: Vec<DMat3>,
-    /// The largest eigenvalue of `D^-1 A` (an upper estimate).
-    lambda: f64,
-    p: Single,
-    pt: Single,
-    /// Work vectors: this level's residual, the smoother's direction and
-    /// its product, the coarse level's right-hand side and correction.
-    r: Vec<DVec3>,
-    d: Vec<DVec3>,
-    ad: Vec<DVec3>,
-    coarse_b: Vec<DVec3>,
-    coarse_x: Vec<DVec3>,
-}
-
 /// The hierarchy: its levels (finest first) and the coarsest level's
 /// solve.
 #[derive(Clone, Default)]
@@ -127,29 +96,6 @@ pub struct Multilevel {
     first: Option<usize>,
     /// The finest level's last power-iteration vector.
     eigenvector: Vec<DVec3>,
-}
-
-/// The coarsest level's solve: exact, or its inverse diagonal blocks when
-/// it is too large to factorise.
-#[derive(Clone)]
-enum Coarsest {
-    Cholesky(Cholesky),
-    Jacobi(Vec<DMat3>),
-}
-
-impl Default for Coarsest {
-    fn default() -> Self {
-        Coarsest::Jacobi(Vec::new())
-    }
-}
-
-impl Coarsest {
-    fn solve(&self, b: &[DVec3], x: &mut [DVec3]) {
-        match self {
-            Coarsest::Cholesky(c) => c.solve(b, x),
-            Coarsest::Jacobi(inv) => x.iter_mut().zip(inv).zip(b).for_each(|((x, d), b)| *x = *d * *b),
-        }
-    }
 }
 
 impl Multilevel {
@@ -263,155 +209,6 @@ impl Multilevel {
     pub fn apply(&mut self, filter: &Filter, r: &[DVec3], z: &mut [DVec3]) {
         cycle(&mut self.levels, &self.coarsest, r, z, DEGREE);
         filter.apply(z);
-    }
-}
-
-/// One V-cycle for `A x = b` from `x = 0`, smoothing by Chebyshev of
-/// `degree` each side of the first level's coarse correction.
-fn cycle(levels: &mut [Level], coarsest: &Coarsest, b: &[DVec3], x: &mut [DVec3], degree: usize) {
-    let Some((level, rest)) = levels.split_first_mut() else {
-        coarsest.solve(b, x);
-        return;
-    };
-    x.fill(DVec3::ZERO);
-    chebyshev(level, b, x, degree, true);
-    level.a.apply(x, &mut level.r);
-    level
-        .r
-        .par_iter_mut()
-        .with_min_len(256)
-        .zip(b)
-        .for_each(|(r, b)| *r = *b - *r);
-    level.pt.apply(&level.r, &mut level.coarse_b);
-    cycle(rest, coarsest, &level.coarse_b, &mut level.coarse_x, COARSE_DEGREE);
-    level.p.apply(&level.coarse_x, &mut level.r);
-    x.par_iter_mut()
-        .with_min_len(256)
-        .zip(&level.r)
-        .for_each(|(x, c)| *x += *c);
-    chebyshev(level, b, x, degree, false);
-}
-
-/// `degree` steps of the Chebyshev iteration for `A x = b` preconditioned
-/// by `D^-1`, damping the eigenvalues of `D^-1 A` in `[LOWEST lambda,
-/// lambda]` (Saad, *Iterative Methods for Sparse Linear Systems*, Alg.
-/// 12.1): a fixed polynomial in `D^-1 A`, so the same smoother before and
-/// after the coarse correction keeps the cycle symmetric. `from_zero`:
-/// `x` is zero, and its product is not computed.
-fn chebyshev(level: &mut Level, b: &[DVec3], x: &mut [DVec3], degree: usize, from_zero: bool) {
-    let (hi, lo) = (level.lambda, level.lambda * LOWEST);
-    let (theta, delta) = ((hi + lo) / 2.0, (hi - lo) / 2.0);
-    let sigma = theta / delta;
-    let mut rho = 1.0 / sigma;
-    let inv = &level.inv_diag;
-    // r = D^-1 (b - A x), d = r / theta.
-    match from_zero {
-        true => level.r.fill(DVec3::ZERO),
-        false => level.a.apply(x, &mut level.r),
-    }
-    level
-        .r
-        .par_iter_mut()
-        .with_min_len(256)
-        .enumerate()
-        .for_each(|(i, r)| *r = inv[i] * (b[i] - *r));
-    level
-        .d
-        .par_iter_mut()
-        .with_min_len(256)
-        .zip(&level.r)
-        .for_each(|(d, r)| *d = *r / theta);
-    for k in 0..degree {
-        x.par_iter_mut()
-            .with_min_len(256)
-            .zip(&level.d)
-            .for_each(|(x, d)| *x += *d);
-        if k + 1 == degree {
-            break;
-        }
-        level.a.apply(&level.d, &mut level.ad);
-        let next = 1.0 / (2.0 * sigma - rho);
-        let (ad, d, r) = (&level.ad, &mut level.d, &mut level.r);
-        r.par_iter_mut()
-            .with_min_len(256)
-            .enumerate()
-            .for_each(|(i, r)| *r -= inv[i] * ad[i]);
-        d.par_iter_mut()
-            .with_min_len(256)
-            .zip(r.par_iter())
-            .for_each(|(d, r)| *d = *d * (next * rho) + *r * (2.0 * next / delta));
-        rho = next;
-    }
-}
-
-/// The largest eigenvalue of `D^-1 A` by `iterations` power iterations
-/// from `x` (from a fixed start where `x` is not a vector of `A`'s size),
-/// raised by 10% (the iteration approaches it from below, and a smoother
-/// damped past `2 / lambda` would diverge); `x` is left with the last
-/// iterate.
-fn lambda_max(a: &Single, inv_diag: &[DMat3], x: &mut Vec<DVec3>, iterations: usize) -> f64 {
-    let n = a.rows();
-    if x.len() != n {
-        *x = (0..n)
-            .map(|i| {
-                let k = (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40;
-                DVec3::new(1.0, (k % 97) as f64 / 97.0, (k % 89) as f64 / 89.0 - 0.5)
-            })
-            .collect();
-    }
-    let mut y = vec![DVec3::ZERO; n];
-    let mut lambda = 1.0;
-    for _ in 0..iterations {
-        let norm = super::reduce::dot(x, x).sqrt();
-        a.apply(x, &mut y);
-        y.par_iter_mut()
-            .with_min_len(256)
-            .enumerate()
-            .for_each(|(i, yi)| *yi = inv_diag[i] * *yi / norm);
-        lambda = super::reduce::dot(&y, &y).sqrt();
-        std::mem::swap(x, &mut y);
-    }
-    1.1 * lambda
-}
-
-/// A dense Cholesky factor `L L^T` (row-major lower triangle).
-#[derive(Clone)]
-struct Cholesky {
-    n: usize,
-    l: Vec<f64>,
-}
-
-impl Cholesky {
-    /// `None` when the matrix is not positive definite.
-    fn new(mut m: Vec<f64>) -> Option<Cholesky> {
-        let n = (m.len() as f64).sqrt() as usize;
-        for j in 0..n {
-            let d = m[j * n + j] - (0..j).map(|k| m[j * n + k] * m[j * n + k]).sum::<f64>();
-            if !(d > 0.0 && d.is_finite()) {
-                return None;
-            }
-            let d = d.sqrt();
-            m[j * n + j] = d;
-            for i in j + 1..n {
-                let s = m[i * n + j] - (0..j).map(|k| m[i * n + k] * m[j * n + k]).sum::<f64>();
-                m[i * n + j] = s / d;
-            }
-        }
-        Some(Cholesky { n, l: m })
-    }
-
-    fn solve(&self, b: &[DVec3], x: &mut [DVec3]) {
-        let (n, l) = (self.n, &self.l);
-        let mut y: Vec<f64> = b.iter().flat_map(|v| v.to_array()).collect();
-        for i in 0..n {
-            y[i] = (y[i] - (0..i).map(|k| l[i * n + k] * y[k]).sum::<f64>()) / l[i * n + i];
-        }
-        for i in (0..n).rev() {
-            y[i] = (y[i] - (i + 1..n).map(|k| l[k * n + i] * y[k]).sum::<f64>()) / l[i * n + i];
-        }
-        for (k, xi) in x.iter_mut().enumerate() {
-            *xi = DVec3::new(y[3 * k], y[3 * k + 1], y[3 * k + 2]);
-        }
     }
 }
 
