@@ -88,11 +88,10 @@ pub struct Multilevel {
     fine: Option<FinePattern>,
     levels: Vec<Level>,
     coarsest: Coarsest,
-    /// Whether the next setup may keep the coarse levels.
-    keep: bool,
-    /// Whether the last setup kept them.
+    /// Whether the last setup kept the coarse levels.
     kept: bool,
-    /// The iterations of the first solve after the last full build.
+    /// The iterations of the first solve after the last full build;
+    /// `None`: the next setup builds every level.
     first: Option<usize>,
     /// The finest level's last power-iteration vector.
     eigenvector: Vec<DVec3>,
@@ -104,8 +103,7 @@ impl Multilevel {
     pub fn setup(&mut self, op: &Operator, filter: &Filter, x: &[DVec3]) -> Result<()> {
         let fine = self.fine.get_or_insert_with(|| FinePattern::new(op.cloth));
         let pairs = op.repulsion.is_some();
-        if self.keep
-            && self.first.is_some()
+        if self.first.is_some()
             && let Some(level) = self.levels.first_mut()
         {
             self.kept = true;
@@ -115,7 +113,7 @@ impl Multilevel {
             level.lambda = lambda_max(&level.a, &level.inv_diag, &mut self.eigenvector, WARM_POWER_ITERATIONS);
             return Ok(());
         }
-        (self.keep, self.kept, self.first) = (true, false, None);
+        (self.kept, self.first) = (false, None);
         // The aggregates of every level come from the mesh's pattern.
         let mesh = (self.aggregates.is_empty() && pairs).then(|| fine.assemble(op, filter, false));
         let a = fine.assemble(op, filter, pairs);
@@ -143,7 +141,7 @@ impl Multilevel {
 
     /// The next solve builds every level afresh.
     pub fn renew(&mut self) {
-        self.keep = false;
+        self.first = None;
     }
 
     /// Builds the levels from the finest matrix `a`, at positions `x`,
