@@ -464,6 +464,27 @@ fn the_gpu_refuses_the_multilevel_preconditioner_plainly() {
     );
 }
 
+/// The shape operator's coupled hinges have no WGSL kernels yet: the GPU
+/// backend refuses the cloth before uploading it, naming the field and
+/// what to use instead.
+#[test]
+fn the_gpu_refuses_the_shape_operator_plainly() {
+    if !common::have_gpu() {
+        return;
+    }
+    let material = r#"cloth.material={"preset": "cotton", "bending_model": "shape-operator"}"#;
+    let s = scene::load("drape", &sets(&[material])).unwrap();
+    let message = GpuBackend::new(Arc::clone(&s.cloth))
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(
+        message.contains("bending_model = \"shape-operator\" runs on the CPU backend only")
+            && message.contains("--backend cpu"),
+        "{message}"
+    );
+}
+
 /// Issue 24: GPU parity where the channels work, compared as numbers. The
 /// cylinder twisted a quarter turn (16 x 8, 250 steps) has over 30% of its
 /// channels slipping and yielded; run free on both backends, every

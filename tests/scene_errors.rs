@@ -335,7 +335,7 @@ fn bad_bending_model_and_damping() {
         ),
         (
             "cloth.material={\"preset\": \"cotton\", \"bending_model\": \"sine\"}",
-            "`bending_model`: unknown variant `sine`, expected `discrete-shell` or `bridson`",
+            "`bending_model`: unknown variant `sine`, expected one of `discrete-shell`, `bridson`, `shape-operator`",
         ),
     ] {
         let e = error_of(&base(), &[set]);

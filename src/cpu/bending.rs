@@ -30,6 +30,12 @@ pub struct HingeStates {
     /// The stretch-bend coupling's forces on the hinge's four vertices
     /// (model/cosserat.rs; zero without coupling).
     pub coupling: Vec<[DVec3; 4]>,
+    /// Each hinge's elastic bend `theta - theta_rest - eps_p`, which its
+    /// neighbours' forces read under the shape operator; and the
+    /// scale of the elastic terms in the system (`Scales::elastic`), which
+    /// the off-diagonal blocks `scale k_b K_hg grad_h grad_g^T` carry.
+    pub bend: Vec<f64>,
+    pub elastic_scale: f64,
 }
 
 impl HingeStates {
@@ -46,6 +52,8 @@ impl HingeStates {
             channel,
             strain,
             coupling: vec![[DVec3::ZERO; 4]; n],
+            bend: vec![0.0; n],
+            elastic_scale: 0.0,
         }
     }
 }
@@ -58,7 +66,9 @@ impl HingeStates {
 /// with the elastic magnitude `m` of the material's bending model
 /// (model/bending.rs `elastic`) and Bridson's bending damping `k_d`; with
 /// Melo's coupling, its explicit forces from the faces' deformation
-/// gradients the membrane kernel left in `faces`.
+/// gradients the membrane kernel left in `faces`. Under the shape operator
+/// a second pass adds each hinge's coupling to its neighbours' bends,
+/// `-k_b sum_g K_hg bend_g` (cloth/shape_operator.rs).
 pub fn bending(cloth: &Cloth, x: &[DVec3], v: &[DVec3], faces: &FaceStates, scales: &Scales, out: &mut HingeStates) {
     let m = &cloth.material;
     let kb = m.bending;
@@ -69,9 +79,10 @@ pub fn bending(cloth: &Cloth, x: &[DVec3], v: &[DVec3], faces: &FaceStates, scal
         .zip(out.channel.par_iter_mut())
         .zip(out.strain.par_iter_mut())
         .zip(out.coupling.par_iter_mut())
+        .zip(out.bend.par_iter_mut())
         .with_min_len(512)
         .enumerate()
-        .for_each(|(h, (((((grad, force), coef), state), last), coupling))| {
+        .for_each(|(h, ((((((grad, force), coef), state), last), coupling), bend))| {
             let rest = &cloth.hinge_rest[h];
             let idx = cloth.topology.hinges[h].v;
             let corners = idx.map(|i| x[i as usize]);
@@ -92,10 +103,12 @@ pub fn bending(cloth: &Cloth, x: &[DVec3], v: &[DVec3], faces: &FaceStates, scal
                 scales.material_dt,
             );
             let eps_p = c.eps_p / cs;
-            let factor = match m.bending_model {
-                BendingModel::DiscreteShell => rest.factor,
-                BendingModel::Bridson => bridson_factor(corners),
+            let factor = match (m.bending_model, &cloth.shape_operator) {
+                (BendingModel::Bridson, _) => bridson_factor(corners),
+                (BendingModel::ShapeOperator, Some(k)) => k.diag[h],
+                _ => rest.factor,
             };
+            *bend = strain - eps_p;
             let (elastic, stiffness) = elastic(m.bending_model, kb, factor, rest.theta, strain, eps_p);
             let k_d = m.bending_damping * (corners[1] - corners[0]).length();
             if m.coupling != 0.0 {
@@ -112,6 +125,15 @@ pub fn bending(cloth: &Cloth, x: &[DVec3], v: &[DVec3], faces: &FaceStates, scal
                 + w * cs * (scales.friction * c.stiffness + scales.damping * c.damping)
                 + scales.damping * k_d;
         });
+    out.elastic_scale = scales.elastic;
+    if let Some(k) = &cloth.shape_operator {
+        let bend = &out.bend;
+        out.force
+            .par_iter_mut()
+            .with_min_len(512)
+            .enumerate()
+            .for_each(|(h, force)| *force -= kb * k.off_diagonal(h, bend));
+    }
 }
 
 #[cfg(test)]

@@ -18,8 +18,10 @@ use rayon::prelude::*;
 pub struct Scratch {
     /// Per face: `A (dP_u, dP_v)`.
     face: Vec<[DVec3; 2]>,
-    /// Per hinge: `coef (grad . p)`.
+    /// Per hinge: `coef (grad . p)`; under the shape operator `grad . p`
+    /// first, then `coupled` holds the hinge's row of the product.
     hinge: Vec<f64>,
+    coupled: Vec<f64>,
     /// Per self-collision pair: `h^2 k (n . sum c_j p_j)`.
     pair: Vec<f64>,
 }
@@ -29,6 +31,10 @@ impl Scratch {
         Scratch {
             face: vec![[DVec3::ZERO; 2]; cloth.mesh.faces.len()],
             hinge: vec![0.0; cloth.topology.hinges.len()],
+            coupled: match cloth.shape_operator {
+                Some(_) => vec![0.0; cloth.topology.hinges.len()],
+                None => Vec::new(),
+            },
             pair: Vec::new(),
         }
     }
@@ -54,6 +60,7 @@ impl Operator<'_> {
     /// `free` is given); returns `p . out`, reduced in fixed chunks.
     pub fn apply_filtered(&self, scratch: &mut Scratch, p: &[DVec3], out: &mut [DVec3], free: Option<&[bool]>) -> f64 {
         let cloth = self.cloth;
+        let coupled = cloth.shape_operator.is_some();
         let (face_out, hinge_out) = (&mut scratch.face, &mut scratch.hinge);
         rayon::join(
             || {
@@ -78,14 +85,26 @@ impl Operator<'_> {
                             + g[1].dot(p[v[1] as usize])
                             + g[2].dot(p[v[2] as usize])
                             + g[3].dot(p[v[3] as usize]);
-                        *o = self.hinges.coef[h] * gp;
+                        *o = if coupled { gp } else { self.hinges.coef[h] * gp };
                     })
             },
         );
+        // The shape operator's hinges: `coef_h g_h.p + scale k_b sum_g K_hg g_g.p`.
+        if let Some(k) = &cloth.shape_operator {
+            let (gp, hinges) = (&scratch.hinge, self.hinges);
+            let scale = hinges.elastic_scale * cloth.material.bending;
+            scratch
+                .coupled
+                .par_iter_mut()
+                .with_min_len(512)
+                .enumerate()
+                .for_each(|(h, o)| *o = hinges.coef[h] * gp[h] + scale * k.off_diagonal(h, gp));
+        }
         if let Some(r) = self.repulsion {
             r.product(p, &mut scratch.pair);
         }
-        let (face_out, hinge_out, pair_out) = (&scratch.face, &scratch.hinge, &scratch.pair);
+        let hinge_out = if coupled { &scratch.coupled } else { &scratch.hinge };
+        let (face_out, pair_out) = (&scratch.face, &scratch.pair);
         let topo = &cloth.topology;
         let partial: Vec<f64> = out
             .par_chunks_mut(CHUNK)
@@ -216,6 +235,80 @@ mod tests {
         let shifted = |s: f64| -> Vec<DVec3> { x.iter().zip(p).map(|(x, p)| *x + *p * s).collect() };
         let (up, down) = (gradient(&shifted(e)), gradient(&shifted(-e)));
         up.iter().zip(&down).map(|(u, w)| (*u - *w) / (2.0 * e)).collect()
+    }
+
+    /// The shape operator's coupled hinge blocks, `h^2 k_b sum K_hg g_h
+    /// g_g^T` (cloth/shape_operator.rs), against finite differences of its
+    /// energy `k_b/2 theta^T K theta` on a crumpled sheet, less the
+    /// curvature terms the solver leaves out (the Hessian of the energy
+    /// linearised in the angles at `x`). The membrane is switched off so
+    /// that the hinges are all the operator holds.
+    #[test]
+    fn the_shape_operators_coupled_blocks_match_finite_differences() {
+        let mut material = preset("elastic").unwrap();
+        material.bending_model = crate::model::bending::BendingModel::ShapeOperator;
+        material.stretching = crate::model::membrane::Stretching {
+            k11: 0.0,
+            k12: 0.0,
+            k22: 0.0,
+            k33: 0.0,
+        };
+        let cloth = Cloth::new(patch(5, 4), material, 0.0, DVec3::X).unwrap();
+        let k = cloth.shape_operator.as_ref().unwrap();
+        assert!(
+            k.other.len() > 10 * cloth.topology.hinges.len(),
+            "{} couplings",
+            k.other.len()
+        );
+        let mut rng = Rng(41);
+        let x: Vec<DVec3> = cloth
+            .mesh
+            .positions
+            .iter()
+            .map(|p| DVec3::new(p.x, p.y, 0.01 * (40.0 * p.x).sin() * (30.0 * p.y).cos()) + rng.vec3(0.001))
+            .collect();
+        let still = vec![DVec3::ZERO; x.len()];
+        let h = 2e-3;
+        let scales = Scales::new(h, 1.0, 0.0);
+        let mut faces = super::super::membrane::FaceStates::new(&cloth);
+        let mut hinges = HingeStates::new(&cloth);
+        super::super::membrane::membrane(&cloth, &x, &still, &scales, &mut faces);
+        super::super::bending::bending(&cloth, &x, &still, &faces, &scales, &mut hinges);
+        let op = Operator {
+            cloth: &cloth,
+            faces: &faces,
+            hinges: &hinges,
+            repulsion: None,
+            blocks: None,
+            mass_scale: 0.0,
+        };
+        let p: Vec<DVec3> = x.iter().map(|_| rng.vec3(1.0)).collect();
+        let mut got = vec![DVec3::ZERO; x.len()];
+        op.apply(&mut Scratch::new(&cloth), &p, &mut got);
+        let angles = |y: &[DVec3]| -> Vec<f64> {
+            (cloth.topology.hinges.iter().zip(&cloth.hinge_rest))
+                .map(|(hinge, rest)| dihedral(hinge.v.map(|v| y[v as usize])) - rest.theta)
+                .collect()
+        };
+        let kb = cloth.material.bending;
+        let moments: Vec<f64> = {
+            let a = angles(&x);
+            (0..a.len())
+                .map(|i| kb * (k.diag[i] * a[i] + k.off_diagonal(i, &a)))
+                .collect()
+        };
+        let energy = |y: &[DVec3]| kb * k.energy(&angles(y));
+        let linear = |y: &[DVec3]| angles(y).iter().zip(&moments).map(|(a, m)| a * m).sum::<f64>();
+        let (full, curvature) = (hessian_product(&energy, &x, &p), hessian_product(&linear, &x, &p));
+        let want: Vec<DVec3> = full.iter().zip(&curvature).map(|(f, c)| (*f - *c) * (h * h)).collect();
+        let scale = want.iter().map(|w| w.abs().max_element()).fold(0.0, f64::max);
+        let worst = got
+            .iter()
+            .zip(&want)
+            .map(|(g, w)| (*g - *w).abs().max_element())
+            .fold(0.0, f64::max);
+        println!("coupled blocks: worst {:.2e} of the largest entry", worst / scale);
+        assert!(scale > 0.0 && worst < 1e-6 * scale, "{worst} of {scale}");
     }
 
     /// Issue 24: the assembled system matrix against finite differences of

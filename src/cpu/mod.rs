@@ -241,7 +241,7 @@ impl Backend for CpuBackend {
 mod tests {
     use super::testing::patch;
     use super::*;
-    use crate::model::bending::{BendingStrain, dihedral};
+    use crate::model::bending::{BendingModel, BendingStrain, dihedral};
     use crate::model::material::preset;
     use crate::model::membrane::green_strain;
 
@@ -262,23 +262,35 @@ mod tests {
                 e += rest.area * 0.5 * m.in_plane_channels[k].dwell.stiffness * d * d;
             }
         }
+        let mut bends = Vec::new();
         for ((h, rest), c) in cloth.topology.hinges.iter().zip(&cloth.hinge_rest).zip(&ch.hinges) {
             // The channel's spring acts on its own strain `c theta` with the
             // torque `w` per unit stress: energy `w / c k_f d^2 / 2`.
             let strain = dihedral(h.v.map(|v| x[v as usize])) - rest.theta;
             let (cs, w) = rest.channel_scales(m.bending_strain);
             let (el, d) = (strain - c.plastic.eps_p / cs, cs * strain - c.friction.anchor);
-            e += 0.5 * (rest.factor * m.bending * el * el + w / cs * m.bending_channel.dwell.stiffness * d * d);
+            e += 0.5 * w / cs * m.bending_channel.dwell.stiffness * d * d;
+            bends.push(el);
         }
-        e
+        e + match &cloth.shape_operator {
+            Some(k) => m.bending * k.energy(&bends),
+            None => (bends.iter().zip(&cloth.hinge_rest))
+                .map(|(el, rest)| 0.5 * rest.factor * m.bending * el * el)
+                .sum(),
+        }
     }
 
     #[test]
     fn forces_with_friction_and_plasticity_match_finite_differences_of_the_frozen_energy() {
         let mesh = patch(5, 4);
-        for strain in [BendingStrain::Angle, BendingStrain::Curvature] {
+        let models = [BendingModel::DiscreteShell, BendingModel::ShapeOperator];
+        for (strain, model) in [BendingStrain::Angle, BendingStrain::Curvature]
+            .into_iter()
+            .flat_map(|s| models.map(|m| (s, m)))
+        {
             let mut material = preset("cotton").unwrap();
             material.bending_strain = strain;
+            material.bending_model = model;
             // Low bending yield so the bending channels flow too.
             material.bending_channel.hardening.yield_strain = 0.05;
             check_forces_against_frozen_energy(Cloth::new(mesh.clone(), material, 0.0, DVec3::X).unwrap());

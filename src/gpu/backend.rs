@@ -53,6 +53,11 @@ impl GpuBackend {
     /// `max_compute_workgroups_per_dimension` by default; a test narrows it
     /// to exercise the wrap on a small mesh).
     pub fn with_dispatch_row(ctx: GpuContext, cloth: Arc<Cloth>, row: u32) -> Result<GpuBackend> {
+        if cloth.shape_operator.is_some() {
+            return Err(Error::Gpu(
+                "cloth.material.bending_model = \"shape-operator\" runs on the CPU backend only so far (its WGSL kernels are not written): use --backend cpu, or another bending_model on the GPU".into(),
+            ));
+        }
         let row = row.clamp(1, ctx.limits.max_compute_workgroups_per_dimension);
         let buffers = Buffers::new(&ctx, &cloth)?;
         let (n, nf, nh) = (

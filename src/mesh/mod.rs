@@ -24,6 +24,10 @@ pub const MAX_VERTICES: u64 = 1 << 24;
 /// half as much again for what a scene adds (contacts, pairs, outputs).
 pub const BYTES_PER_VERTEX: u64 = 6 * 1024;
 pub const BYTES_PER_VERTEX_MULTILEVEL: u64 = 16 * 1024;
+/// What `bending_model: "shape-operator"` adds a vertex, bytes: its hinge
+/// coupling (about 30 entries a hinge) and the rows it is built from;
+/// measured 5.9 KB a vertex more at the peak on a 90K-vertex sheet.
+pub const BYTES_PER_VERTEX_SHAPE_OPERATOR: u64 = 8 * 1024;
 
 /// An error message when a cloth of `vertices` at `per_vertex` bytes would
 /// not fit in the memory this machine has free (none where that cannot be

@@ -34,6 +34,12 @@ pub enum BendingModel {
     DiscreteShell,
     /// Bridson, Marino & Fedkiw 2003 §4: `sin(theta/2)`, current geometry.
     Bridson,
+    /// The vertex-averaged discrete shape operator's energy
+    /// (cloth/shape_operator.rs): linear in the angles like the shell's,
+    /// but coupling the hinges around each vertex, so that the sheet's
+    /// rigidity is `bending` whatever the triangulation and direction.
+    /// A hinge's own part is the shell's with `factor` its diagonal entry.
+    ShapeOperator,
 }
 
 /// What a hinge's friction and plasticity channel measures
@@ -89,11 +95,12 @@ pub fn bridson_factor(x: [DVec3; 4]) -> f64 {
 /// The elastic force magnitude `m` (the hinge pushes its vertices with
 /// `-m dtheta/dx`) and `dm/dtheta`, the coefficient of the hinge's
 /// Gauss-Newton block `dm/dtheta g g^T`. `strain = theta - theta_rest`;
-/// `factor` is `s_e` at rest for the shell and `bridson_factor` at the
-/// current positions for Bridson's model.
+/// `factor` is `s_e` at rest for the shell, `bridson_factor` at the
+/// current positions for Bridson's model, and the hinge's diagonal entry
+/// of `K` for the shape operator (whose other entries the kernels add).
 pub fn elastic(model: BendingModel, kb: f64, factor: f64, theta_rest: f64, strain: f64, eps_p: f64) -> (f64, f64) {
     match model {
-        BendingModel::DiscreteShell => (factor * kb * (strain - eps_p), factor * kb),
+        BendingModel::DiscreteShell | BendingModel::ShapeOperator => (factor * kb * (strain - eps_p), factor * kb),
         BendingModel::Bridson => {
             // k_e/2 factor (sin(theta/2) - sin(theta_bar/2)) with k_e = 4 k_b,
             // as a product (sin a - sin b = 2 cos((a+b)/2) sin((a-b)/2)) so
@@ -155,7 +162,7 @@ pub fn stiffness_factor(edge_rest_len: f64, area_a: f64, area_b: f64) -> f64 {
 pub fn energy(model: BendingModel, kb: f64, factor: f64, theta_rest: f64, strain: f64, eps_p: f64) -> f64 {
     let d = strain - eps_p;
     match model {
-        BendingModel::DiscreteShell => 0.5 * kb * factor * d * d,
+        BendingModel::DiscreteShell | BendingModel::ShapeOperator => 0.5 * kb * factor * d * d,
         BendingModel::Bridson => {
             let bar = theta_rest + eps_p;
             let mean = (2.0 * theta_rest + strain + eps_p) / 4.0;

@@ -9,6 +9,7 @@ use crate::cloth::Cloth;
 use crate::collide::attach::Ride;
 use crate::collide::{Obstacle, Pose};
 use crate::error::{Error, Result};
+use crate::model::bending::BendingModel;
 use crate::step::{Preconditioner, SelfCollision, SolverSettings, StepInput, StrainLimit};
 use glam::DVec3;
 use std::path::Path;
@@ -243,13 +244,16 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
     }
 
     // What a run of this scene takes a vertex, for the memory check.
+    let material = super::material::resolve(label, &f.cloth.material)?;
     let per_vertex = match f.solver.preconditioner {
         Preconditioner::Jacobi => crate::mesh::BYTES_PER_VERTEX,
         Preconditioner::Multilevel => crate::mesh::BYTES_PER_VERTEX_MULTILEVEL,
+    } + match material.bending_model {
+        BendingModel::ShapeOperator => crate::mesh::BYTES_PER_VERTEX_SHAPE_OPERATOR,
+        _ => 0,
     };
     let mut warnings = Vec::new();
     let mesh = build_mesh(label, &f.cloth.mesh, base, per_vertex, &mut warnings)?;
-    let material = super::material::resolve(label, &f.cloth.material)?;
     let damping = f.cloth.damping;
     if !(damping.is_finite() && (0.0..=MAX_DAMPING).contains(&damping)) {
         return Err(err(

@@ -2,13 +2,16 @@
 //! material and shared by both backends: rest shapes, lumped masses, hinge
 //! rest angles and stiffness factors, and the topology for gathers.
 
+pub mod shape_operator;
+
 use crate::error::{Error, Result};
 use crate::mesh::{Topology, TriMesh};
-use crate::model::bending::{self, BendingStrain};
+use crate::model::bending::{self, BendingModel, BendingStrain};
 use crate::model::cosserat::{self, Coupling};
 use crate::model::material::Material;
 use crate::model::membrane::MembraneRest;
 use glam::{DVec2, DVec3};
+use shape_operator::ShapeOperator;
 
 /// Rest data of one hinge.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -52,6 +55,9 @@ pub struct Cloth {
     pub coupling: Vec<Coupling>,
     /// Lumped vertex masses `rho * sum(A_f) / 3`.
     pub mass: Vec<f64>,
+    /// The hinges' coupling under `bending_model: "shape-operator"`
+    /// (shape_operator.rs); `None` under the other models.
+    pub shape_operator: Option<ShapeOperator>,
     /// The shape-function gradient `beta` of each vertex-face incidence, in
     /// the order of `topology.vertex_faces.entries`, so per-vertex gathers
     /// stream it instead of reading whole rest records.
@@ -162,7 +168,10 @@ impl Cloth {
             .iter()
             .map(|&(f, a)| face_rest[f as usize].beta[a as usize])
             .collect();
+        let shape_operator = (material.bending_model == BendingModel::ShapeOperator)
+            .then(|| ShapeOperator::new(&mesh, &topology, &face_rest));
         Ok(Cloth {
+            shape_operator,
             incidence_beta,
             region_hinges: None,
             initial_channels: None,
