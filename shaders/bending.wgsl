@@ -22,6 +22,7 @@
 @group(0) @binding(12) var<storage, read> hinge_coupling: array<HingeCoupling>;
 @group(0) @binding(13) var<storage, read_write> coupling_force: array<vec4<f32>>;  // 4 per hinge
 @group(0) @binding(14) var<storage, read> hinge_len: array<f32>;  // rest |e|, with Miguel's strain
+@group(0) @binding(15) var<storage, read_write> hinge_bend: array<f32>;  // theta - theta_rest - eps_p
 
 // layout.rs `HingeCoupling`: Melo's stretch-bend coupling (model/cosserat.rs)
 // of one hinge. Per face F (A: x0, x1, x2; B: x0, x1, x3) and vertex j,
@@ -177,6 +178,12 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g
         factor = bridson_factor(e, na, nb);
         theta_rest = atan2(rest.e.w, rest3.w);
     }
+    // The shape operator's elastic part is its coupling's
+    // (shape_operator.wgsl), from the bends left here.
+    if (params.hinge.x == BENDING_SHAPE_OPERATOR) {
+        factor = 0.0;
+    }
+    hinge_bend[i] = strain - eps_p;
     let m = elastic(params.hinge.x, kb, factor, theta_rest, strain, eps_p);
     let force = -(m.x + w * c.stress);
     let coef = params.scales.x * m.y

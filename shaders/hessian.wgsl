@@ -25,6 +25,7 @@
 @group(0) @binding(17) var<storage, read_write> partial: array<vec2<f32>>;
 @group(0) @binding(19) var<storage, read> air_normal: array<vec4<f32>>;  // gather.wgsl
 @group(0) @binding(20) var<storage, read> stick: array<vec4<f32>>;       // gather.wgsl
+@group(0) @binding(21) var<storage, read_write> hinge_gp: array<f32>;    // shape_operator.wgsl
 
 // A (dP_u, dP_v) of a face under corner displacement p (`stress_differential`).
 @compute @workgroup_size(WORKGROUP)
@@ -53,7 +54,8 @@ fn face_product(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workg
     face_dp[2u * i + 1u] = vec4<f32>(dpv * r.beta2.z, 0.0);
 }
 
-// coef (grad . p) of a hinge.
+// coef (grad . p) of a hinge; under the shape operator also grad . p,
+// which its coupled rows read (shape_operator.wgsl `product`).
 @compute @workgroup_size(WORKGROUP)
 fn hinge_product(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let i = linear_index(id, groups);
@@ -65,6 +67,9 @@ fn hinge_product(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_work
     let b = hinge_lin_b[i];
     let gp = dot(a.a.xyz, p[h.x].xyz) + dot(a.b.xyz, p[h.y].xyz) + dot(b.a.xyz, p[h.z].xyz) + dot(b.b.xyz, p[h.w].xyz);
     hinge_s[i] = a.b.w * gp;
+    if (params.hinge.x == BENDING_SHAPE_OPERATOR) {
+        hinge_gp[i] = gp;
+    }
 }
 
 @compute @workgroup_size(WORKGROUP)

@@ -14,6 +14,7 @@ struct ChannelParams {
 // `BendingStrain`; layout.rs `bending_model_id`, `bending_strain_id`).
 const BENDING_DISCRETE_SHELL: u32 = 0u;
 const BENDING_BRIDSON: u32 = 1u;
+const BENDING_SHAPE_OPERATOR: u32 = 2u;
 const STRAIN_ANGLE: u32 = 0u;
 const STRAIN_CURVATURE: u32 = 1u;
 

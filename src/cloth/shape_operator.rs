@@ -31,6 +31,7 @@
 
 use crate::mesh::{Topology, TriMesh};
 use crate::model::membrane::MembraneRest;
+use crate::util::merge;
 use rayon::prelude::*;
 
 /// `K` without the material's `bending`: its diagonal, and each hinge's
@@ -154,17 +155,4 @@ impl ShapeOperator {
             .map(|h| 0.5 * theta[h] * (self.diag[h] * theta[h] + self.off_diagonal(h, theta)))
             .sum()
     }
-}
-
-/// Sums the entries of each hinge: sorted by hinge, one entry each.
-fn merge(mut row: Vec<(u32, f64)>) -> Vec<(u32, f64)> {
-    row.sort_by_key(|e| e.0);
-    let mut out: Vec<(u32, f64)> = Vec::with_capacity(row.len());
-    for (g, w) in row {
-        match out.last_mut() {
-            Some(last) if last.0 == g => last.1 += w,
-            _ => out.push((g, w)),
-        }
-    }
-    out
 }

@@ -67,8 +67,7 @@ impl HingeStates {
 /// (model/bending.rs `elastic`) and Bridson's bending damping `k_d`; with
 /// Melo's coupling, its explicit forces from the faces' deformation
 /// gradients the membrane kernel left in `faces`. Under the shape operator
-/// a second pass adds each hinge's coupling to its neighbours' bends,
-/// `-k_b sum_g K_hg bend_g` (cloth/shape_operator.rs).
+/// the elastic part is a second pass's (cpu/shape_operator.rs).
 pub fn bending(cloth: &Cloth, x: &[DVec3], v: &[DVec3], faces: &FaceStates, scales: &Scales, out: &mut HingeStates) {
     let m = &cloth.material;
     let kb = m.bending;
@@ -103,10 +102,12 @@ pub fn bending(cloth: &Cloth, x: &[DVec3], v: &[DVec3], faces: &FaceStates, scal
                 scales.material_dt,
             );
             let eps_p = c.eps_p / cs;
-            let factor = match (m.bending_model, &cloth.shape_operator) {
-                (BendingModel::Bridson, _) => bridson_factor(corners),
-                (BendingModel::ShapeOperator, Some(k)) => k.diag[h],
-                _ => rest.factor,
+            // The shape operator's elastic part is its coupling's
+            // (cpu/shape_operator.rs), from the bends left here.
+            let factor = match m.bending_model {
+                BendingModel::DiscreteShell => rest.factor,
+                BendingModel::Bridson => bridson_factor(corners),
+                BendingModel::ShapeOperator => 0.0,
             };
             *bend = strain - eps_p;
             let (elastic, stiffness) = elastic(m.bending_model, kb, factor, rest.theta, strain, eps_p);
@@ -127,12 +128,7 @@ pub fn bending(cloth: &Cloth, x: &[DVec3], v: &[DVec3], faces: &FaceStates, scal
         });
     out.elastic_scale = scales.elastic;
     if let Some(k) = &cloth.shape_operator {
-        let bend = &out.bend;
-        out.force
-            .par_iter_mut()
-            .with_min_len(512)
-            .enumerate()
-            .for_each(|(h, force)| *force -= kb * k.off_diagonal(h, bend));
+        super::shape_operator::forces(k, kb, out);
     }
 }
 

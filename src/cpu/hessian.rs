@@ -89,16 +89,14 @@ impl Operator<'_> {
                     })
             },
         );
-        // The shape operator's hinges: `coef_h g_h.p + scale k_b sum_g K_hg g_g.p`.
         if let Some(k) = &cloth.shape_operator {
-            let (gp, hinges) = (&scratch.hinge, self.hinges);
-            let scale = hinges.elastic_scale * cloth.material.bending;
-            scratch
-                .coupled
-                .par_iter_mut()
-                .with_min_len(512)
-                .enumerate()
-                .for_each(|(h, o)| *o = hinges.coef[h] * gp[h] + scale * k.off_diagonal(h, gp));
+            super::shape_operator::product(
+                k,
+                cloth.material.bending,
+                self.hinges,
+                &scratch.hinge,
+                &mut scratch.coupled,
+            );
         }
         if let Some(r) = self.repulsion {
             r.product(p, &mut scratch.pair);

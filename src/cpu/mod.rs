@@ -27,6 +27,7 @@ mod multilevel;
 mod pcg;
 mod reduce;
 mod repulsion;
+mod shape_operator;
 mod strain_limit;
 #[cfg(test)]
 mod testing;

@@ -7,7 +7,7 @@
 use super::buffers::{Buffers, FACE_CHANNELS, STATE, vec4};
 use super::context::GpuContext;
 use super::kernel::Recorder;
-use super::kernels::{Build, Kernels, WgCollide, WgRepulsion, WgStrainLimit};
+use super::kernels::{Build, Kernels, WgCollide, WgRepulsion, WgShapeOperator, WgStrainLimit};
 use super::layout::{Displacement, HingeHalf, PackedChannel, Params};
 use crate::cloth::Cloth;
 use crate::error::{Error, Result};
@@ -28,6 +28,8 @@ pub struct GpuBackend {
     pub(super) collide: Option<WgCollide>,
     pub(super) repulsion: Option<WgRepulsion>,
     pub(super) limiter: Option<WgStrainLimit>,
+    /// The shape operator's coupling, when the cloth's bending model is it.
+    pub(super) shape_operator: Option<WgShapeOperator>,
     /// What the step being run has: enabled obstacles, proximity pairs.
     pub(super) obstacles_on: bool,
     pub(super) pairs_on: bool,
@@ -53,11 +55,6 @@ impl GpuBackend {
     /// `max_compute_workgroups_per_dimension` by default; a test narrows it
     /// to exercise the wrap on a small mesh).
     pub fn with_dispatch_row(ctx: GpuContext, cloth: Arc<Cloth>, row: u32) -> Result<GpuBackend> {
-        if cloth.shape_operator.is_some() {
-            return Err(Error::Gpu(
-                "cloth.material.bending_model = \"shape-operator\" runs on the CPU backend only so far (its WGSL kernels are not written): use --backend cpu, or another bending_model on the GPU".into(),
-            ));
-        }
         let row = row.clamp(1, ctx.limits.max_compute_workgroups_per_dimension);
         let buffers = Buffers::new(&ctx, &cloth)?;
         let (n, nf, nh) = (
@@ -65,16 +62,16 @@ impl GpuBackend {
             cloth.mesh.faces.len(),
             cloth.topology.hinges.len(),
         );
-        let kernels = Kernels::new(
-            &Build {
-                ctx: &ctx,
-                buffers: &buffers,
-                row,
-            },
-            n,
-            nf,
-            nh,
-        )?;
+        let build = Build {
+            ctx: &ctx,
+            buffers: &buffers,
+            row,
+        };
+        let kernels = Kernels::new(&build, n, nf, nh)?;
+        let shape_operator = match cloth.shape_operator {
+            Some(_) => Some(WgShapeOperator::new(&build, nh)?),
+            None => None,
+        };
         ctx.check()?;
         Ok(GpuBackend {
             ctx,
@@ -84,6 +81,7 @@ impl GpuBackend {
             collide: None,
             repulsion: None,
             limiter: None,
+            shape_operator,
             obstacles_on: false,
             pairs_on: false,
             recorder: Recorder::new(),
@@ -192,9 +190,13 @@ impl GpuBackend {
             .write_buffer(&self.buffers["params"], 0, bytemuck::bytes_of(params));
         let k = &self.kernels;
         let repulsion = self.repulsion.as_ref().filter(|_| pairs);
+        let shape_operator = self.shape_operator.as_ref();
         self.recorder.pass(&self.ctx, "element kernels and gather", |pass| {
             pass.run(&k.membrane.main);
             pass.run(&k.bending.main);
+            if let Some(s) = shape_operator {
+                pass.run(&s.forces);
+            }
             pass.run(&k.gather.main);
             if let Some(r) = repulsion {
                 pass.run(&r.forces);

@@ -181,6 +181,7 @@ impl Buffers {
             BendingStrain::Angle => zeroed::<f32>(ctx, "hinge_len", 1)?,
         };
         b.insert("hinge_len", hinge_len);
+        b.shape_operator(ctx, cloth)?;
         b.insert("scalars", zeroed::<Scalars>(ctx, "scalars", 1)?);
         b.insert("partial", zeroed::<[f32; 2]>(ctx, "partial", groups(n) as usize)?);
         b.insert("partial_count", uniform(ctx, "partial_count", &[groups(n), 0, 0, 0]));
@@ -233,6 +234,34 @@ impl Buffers {
         }
         self.insert("hinge_channels", storage(ctx, "hinge_channels", &hinge_init)?);
         self.insert("hinge_strain", storage(ctx, "hinge_strain", &strain_init)?);
+        Ok(())
+    }
+
+    /// The shape operator's coupling `K` (cloth/shape_operator.rs) in
+    /// compressed rows, the hinges' elastic bends and their `grad . p` in a
+    /// product, when the material has it (one dummy element each otherwise).
+    fn shape_operator(&mut self, ctx: &GpuContext, cloth: &Cloth) -> Result<()> {
+        let nh = cloth.topology.hinges.len();
+        let f32s = |v: &[f64]| -> Vec<f32> {
+            let mut out: Vec<f32> = v.iter().map(|&w| w as f32).collect();
+            out.resize(out.len().max(1), 0.0);
+            out
+        };
+        let (start, other, weight, diag) = match &cloth.shape_operator {
+            Some(k) => {
+                let mut other = k.other.clone();
+                other.resize(other.len().max(1), 0);
+                (k.start.clone(), other, f32s(&k.weight), f32s(&k.diag))
+            }
+            None => (vec![0u32; 1], vec![0u32; 1], vec![0.0f32; 1], vec![0.0f32; 1]),
+        };
+        self.insert("so_start", storage(ctx, "so_start", &start)?);
+        self.insert("so_other", storage(ctx, "so_other", &other)?);
+        self.insert("so_weight", storage(ctx, "so_weight", &weight)?);
+        self.insert("so_diag", storage(ctx, "so_diag", &diag)?);
+        self.insert("hinge_bend", zeroed::<f32>(ctx, "hinge_bend", nh.max(1))?);
+        let coupled = if cloth.shape_operator.is_some() { nh.max(1) } else { 1 };
+        self.insert("hinge_gp", zeroed::<f32>(ctx, "hinge_gp", coupled)?);
         Ok(())
     }
 

@@ -58,6 +58,9 @@ impl GpuBackend {
         let h = &self.kernels.hessian;
         pass.run(&h.face_product);
         pass.run(&h.hinge_product);
+        if let Some(s) = &self.shape_operator {
+            pass.run(&s.product);
+        }
         pass.run(&h.gather[mode]);
         if let Some(r) = self.pairs() {
             pass.run(&r.pair_product);

@@ -336,12 +336,12 @@ fn plastic_id(m: PlasticModel) -> u32 {
     }
 }
 
-/// WGSL `BENDING_*` (shared/types.wgsl). The shape operator has none:
-/// `GpuBackend::with_dispatch_row` refuses it before anything is uploaded.
+/// WGSL `BENDING_*` (shared/types.wgsl).
 pub fn bending_model_id(m: BendingModel) -> u32 {
     match m {
-        BendingModel::DiscreteShell | BendingModel::ShapeOperator => 0,
+        BendingModel::DiscreteShell => 0,
         BendingModel::Bridson => 1,
+        BendingModel::ShapeOperator => 2,
     }
 }
 

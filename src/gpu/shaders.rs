@@ -27,6 +27,7 @@ pub const KERNELS: &[(&str, &str, &[&str])] = &[
     ("collide", include_str!("../../shaders/collide.wgsl"), &[]),
     ("repulsion", include_str!("../../shaders/repulsion.wgsl"), &[]),
     ("strain_limit", include_str!("../../shaders/strain_limit.wgsl"), &[]),
+    ("shape_operator", include_str!("../../shaders/shape_operator.wgsl"), &[]),
     ("copy", include_str!("../../shaders/copy.wgsl"), &[]),
 ];
 

@@ -1,5 +1,5 @@
 //! The bottom layer: atomic file writes, reading back the CSV files crease
-//! writes, a stable hash, RGB images with the font the plots and labels
+//! writes, a stable hash, sparse rows' assembly, RGB images with the font the plots and labels
 //! are drawn with, and the memory the machine has free. Depends on nothing else of crease but `error`.
 
 mod atomic;
@@ -7,8 +7,10 @@ mod csv;
 mod hash;
 mod image;
 pub mod memory;
+mod rows;
 
 pub use atomic::{remove_leftovers, write_atomic, write_atomic_with};
 pub use csv::Table;
 pub use hash::Fnv;
 pub use image::{Image, register_font};
+pub use rows::merge;

@@ -4,6 +4,7 @@
 //! ascending order, so the results do not depend on the thread count.
 //! The V-cycle applies them in single precision (`Single`).
 
+use crate::util::merge;
 use glam::{DMat3, DVec3, Mat3A, Vec3A};
 use rayon::prelude::*;
 
@@ -152,19 +153,6 @@ impl Single {
             *yi = sum.as_dvec3();
         });
     }
-}
-
-/// Sorts a row's entries by column (stably) and sums repeated columns.
-fn merge(mut row: Vec<(u32, DMat3)>) -> Vec<(u32, DMat3)> {
-    row.sort_by_key(|e| e.0);
-    let mut out: Vec<(u32, DMat3)> = Vec::with_capacity(row.len());
-    for (c, v) in row {
-        match out.last_mut() {
-            Some(last) if last.0 == c => last.1 += v,
-            _ => out.push((c, v)),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

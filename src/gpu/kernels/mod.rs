@@ -12,6 +12,7 @@ mod membrane;
 mod pcg;
 mod reduce;
 mod repulsion;
+mod shape_operator;
 mod strain_limit;
 
 pub use bending::WgBending;
@@ -23,6 +24,7 @@ pub use membrane::WgMembrane;
 pub use pcg::WgPcg;
 pub use reduce::WgReduce;
 pub use repulsion::WgRepulsion;
+pub use shape_operator::WgShapeOperator;
 pub use strain_limit::WgStrainLimit;
 
 use super::buffers::Buffers;
