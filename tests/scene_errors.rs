@@ -343,6 +343,25 @@ fn bad_bending_model_and_damping() {
     }
 }
 
+/// A spread of dwell or hardening times outside 0-6 decades is an error
+/// naming the field (in-plane: whichever channel's value is out).
+#[test]
+fn a_spread_outside_its_decades_names_the_field() {
+    for (set, field) in [
+        (
+            r#"cloth.material={"preset": "cotton", "bending_friction": {"spread": 7}}"#,
+            "cloth.material.bending_friction.spread",
+        ),
+        (
+            r#"cloth.material={"preset": "cotton", "in_plane_plasticity": {"spread": [1, 2, -1]}}"#,
+            "cloth.material.in_plane_plasticity.spread",
+        ),
+    ] {
+        let e = error_of(&base(), &[set]);
+        assert!(e.contains("test.json") && e.contains(field) && e.contains("decades"), "{set}: {e}");
+    }
+}
+
 #[test]
 fn unknown_integrator() {
     let e = error_of(&base(), &["integrator=\"verlet\""]);

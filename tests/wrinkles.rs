@@ -381,3 +381,64 @@ fn claim_8_crease_recovery_falls_with_the_hold_for_friction_plasticity_and_both(
     assert_eq!((info.width, info.height), (1200, 2 * (300 + 28)));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Issue 23: a spread of hardening times (`bending_plasticity.spread`, 3
+/// decades of log time around the paper's 30 s) makes the plastic
+/// family's recovery fall steadily with log hold time. Over holds of 1 to
+/// 1000 material seconds, recovery against log10(hold) fits a straight
+/// line with R^2 0.985 (asserted >= 0.95); with the paper's single time
+/// constant the same holds give an S (R^2 0.914: 83.6% to 77.0% at 30 s,
+/// then 69.1% from 300 s on). The friction family's recovery in this test
+/// is all or nothing, whatever the dwell's spread: a fold that slips at
+/// its release swings open to 92%, one that does not stays at 36% (the
+/// step between 10 and 30 s moves by no hold); a slope there needs a
+/// spread of thresholds (parallel stick-slip elements), not of times.
+#[test]
+fn a_spread_of_hardening_times_makes_recovery_a_slope_in_log_hold_time() {
+    let mut exp = crease::experiment::find("recovery").unwrap();
+    exp.variants.retain(|v| v.name.starts_with("plastic-"));
+    assert_eq!(exp.variants.len(), 7);
+    let renderer = crease::render::Renderer::Cpu;
+    let fit = |spread: f64| -> f64 {
+        let dir = std::env::temp_dir().join(format!("crease-spread-{spread}-{}", std::process::id()));
+        let sets = vec![
+            "timeline.recover.duration=0.8".to_string(),
+            format!("cloth.material.bending_plasticity.spread={spread}"),
+        ];
+        let result = crease::experiment::run(&exp, &sets, &dir, &|s| Ok(cpu(s)), &renderer, &mut |_, _| {}).unwrap();
+        std::fs::remove_dir_all(&dir).ok();
+        let points: Vec<(f64, f64)> = result["variants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| {
+                let d = &v["derived"];
+                (
+                    d["hold_material_seconds"].as_f64().unwrap().log10(),
+                    d["recovery_percent"].as_f64().unwrap(),
+                )
+            })
+            .collect();
+        let n = points.len() as f64;
+        let (mx, my) = (
+            points.iter().map(|p| p.0).sum::<f64>() / n,
+            points.iter().map(|p| p.1).sum::<f64>() / n,
+        );
+        let sxy: f64 = points.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+        let (sxx, syy): (f64, f64) = (
+            points.iter().map(|p| (p.0 - mx).powi(2)).sum(),
+            points.iter().map(|p| (p.1 - my).powi(2)).sum(),
+        );
+        let r2 = sxy * sxy / (sxx * syy);
+        let recoveries: Vec<String> = points.iter().map(|p| format!("{:.1}", p.1)).collect();
+        println!("spread {spread}: recovery {} %, R^2 {r2:.3}", recoveries.join(", "));
+        assert!(sxy < 0.0, "recovery must fall with the hold");
+        r2
+    };
+    let (spread, single) = (fit(3.0), fit(0.0));
+    assert!(spread >= 0.95, "R^2 {spread}");
+    assert!(
+        single < spread - 0.03,
+        "R^2 {single} without the spread, {spread} with it"
+    );
+}

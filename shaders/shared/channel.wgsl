@@ -7,8 +7,23 @@ fn sign_of(x: f32) -> f32 {
     return select(-1.0, 1.0, x >= 0.0);
 }
 
+// model/decay.rs `decay`: exp(-t / tau), or with a spread of `decades`,
+// the mean of DECAY_TERMS exponentials log-spaced over them around tau.
+const DECAY_TERMS: u32 = 5u;
+fn decay(t: f32, tau: f32, decades: f32) -> f32 {
+    if (decades == 0.0) {
+        return exp(-t / tau);
+    }
+    var sum = 0.0;
+    for (var k = 0u; k < DECAY_TERMS; k++) {
+        let exponent = decades * (f32(k) / f32(DECAY_TERMS - 1u) - 0.5);
+        sum += exp(-t / (tau * pow(10.0, exponent)));
+    }
+    return sum / f32(DECAY_TERMS);
+}
+
 // Time-dependent hardening (Eq. 10-14); g = 0 gives the time-independent model.
-fn hardening_update(s: ptr<function, ChannelState>, p: vec4<f32>, g: f32, strain: f32, k: f32, h: f32) {
+fn hardening_update(s: ptr<function, ChannelState>, p: vec4<f32>, g: f32, decades: f32, strain: f32, k: f32, h: f32) {
     let eps_e = strain - (*s).plastic.x;
     let sgn = sign_of(eps_e);
     let yielding = abs(eps_e) > (*s).plastic.z;
@@ -16,7 +31,7 @@ fn hardening_update(s: ptr<function, ChannelState>, p: vec4<f32>, g: f32, strain
     if (yielding && (*s).dir.x != sgn) {
         (*s).plastic.w = 0.0;
     }
-    let k_h = p.x * (1.0 - g * (1.0 - exp(-(*s).plastic.w / p.z)));
+    let k_h = p.x * (1.0 - g * (1.0 - decay((*s).plastic.w, p.z, decades)));
     if (yielding) {
         let delta = (abs(eps_e) - (*s).plastic.z) * k / (k + k_h);
         (*s).plastic.y += delta;
@@ -37,9 +52,9 @@ fn perfect_update(s: ptr<function, ChannelState>, strain: f32, yield_strain: f32
 }
 
 // Dwell friction (Alg. 1, Eq. 7-8): returns d = strain - anchor.
-fn dwell_update(s: ptr<function, ChannelState>, p: vec4<f32>, strain: f32, h: f32) -> f32 {
+fn dwell_update(s: ptr<function, ChannelState>, p: vec4<f32>, decades: f32, strain: f32, h: f32) -> f32 {
     var d = strain - (*s).friction.x;
-    let thres = p.z - (p.z - p.y) * exp(-(*s).friction.y / p.w);
+    let thres = p.z - (p.z - p.y) * decay((*s).friction.y, p.w, decades);
     if (abs(d) > thres) {
         (*s).friction.x += sign_of(d) * (abs(d) - thres);
         d = sign_of(d) * thres;
@@ -78,15 +93,15 @@ fn dahl_rate_coefficient(p: vec4<f32>, sigma0: f32, strain: f32, rate: f32, dt: 
 fn channel_update(c: ChannelParams, friction_model: u32, plastic_model: u32, s: ptr<function, ChannelState>,
                   strain: f32, rate: f32, k: f32, dt: f32, h: f32) -> ChannelForce {
     if (plastic_model == PLASTIC_HARDENING) {
-        hardening_update(s, c.hardening, c.hardening.y, strain, k, h);
+        hardening_update(s, c.hardening, c.hardening.y, c.spread.y, strain, k, h);
     } else if (plastic_model == PLASTIC_TIME_INDEPENDENT) {
-        hardening_update(s, c.hardening, 0.0, strain, k, h);
+        hardening_update(s, c.hardening, 0.0, c.spread.y, strain, k, h);
     } else if (plastic_model == PLASTIC_PERFECT) {
         perfect_update(s, strain, c.hardening.w);
     }
     var out = ChannelForce((*s).plastic.x, 0.0, 0.0, 0.0);
     if (friction_model == FRICTION_DWELL) {
-        let d = dwell_update(s, c.dwell, strain, h);
+        let d = dwell_update(s, c.dwell, c.spread.x, strain, h);
         out.stress = c.dwell.x * d;
         out.stiffness = c.dwell.x;
     } else if (friction_model == FRICTION_DAHL) {

@@ -18,6 +18,8 @@ pub struct ChannelParams {
     pub dwell: [f32; 4],
     pub dahl: [f32; 4],
     pub hardening: [f32; 4],
+    /// Decades of the dwell's and the hardening's decay, -, -.
+    pub spread: [f32; 4],
 }
 
 /// WGSL `Params`.
@@ -316,6 +318,7 @@ fn channel_params(c: &Channel) -> ChannelParams {
             c.hardening.tau,
             c.hardening.yield_strain,
         ]),
+        spread: f([c.dwell.spread, c.hardening.spread, 0.0, 0.0]),
     }
 }
 

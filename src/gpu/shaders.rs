@@ -115,7 +115,7 @@ mod tests {
         check(
             "ChannelParams",
             size_of::<ChannelParams>(),
-            off!(ChannelParams, dwell, dahl, hardening),
+            off!(ChannelParams, dwell, dahl, hardening, spread),
         );
         check(
             "PackedChannel",

@@ -11,6 +11,8 @@
 //!   rate within a step (Eq. 9), so it enters the implicit system as damping.
 //!   It has no time dependence: the baseline the paper compares against.
 
+use super::decay::decay;
+
 /// Parameters of the dwell friction model.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct Dwell {
@@ -22,6 +24,9 @@ pub struct Dwell {
     pub eps_inf: f64,
     /// Dwell time constant, s.
     pub tau: f64,
+    /// Decades of log time the dwell spreads over (model/decay.rs); 0:
+    /// the paper's single time constant.
+    pub spread: f64,
 }
 
 /// Parameters of Dahl's model: `sigma_max = a + b |eps|`, time constant `tau`
@@ -49,7 +54,7 @@ pub struct FrictionState {
 impl Dwell {
     /// The stick-slip threshold after sticking for `t_stick` (Eq. 8).
     pub fn threshold(&self, t_stick: f64) -> f64 {
-        self.eps_inf - (self.eps_inf - self.eps_0) * (-t_stick / self.tau).exp()
+        self.eps_inf - (self.eps_inf - self.eps_0) * decay(t_stick, self.tau, self.spread)
     }
 
     /// Alg. 1, once per step at the step's start strain; `h` is the step's
@@ -111,6 +116,7 @@ mod tests {
         eps_0: 0.1,
         eps_inf: 1.7,
         tau: 30.0,
+        spread: 0.0,
     };
 
     #[test]

@@ -60,11 +60,13 @@ fn tensile_channels() -> [Channel; 3] {
                 eps_0: 0.005,
                 eps_inf: 0.05,
                 tau: 30.0,
+                spread: 0.0,
             },
             Hardening {
                 k_h0,
                 g: 0.5,
                 tau: 30.0,
+                spread: 0.0,
                 yield_strain: 0.033,
             },
         )
@@ -127,11 +129,13 @@ fn gong(row: [f64; 14]) -> Material {
                 eps_0,
                 eps_inf,
                 tau: tau_f,
+                spread: 0.0,
             },
             Hardening {
                 k_h0,
                 g,
                 tau: tau_p,
+                spread: 0.0,
                 yield_strain: eps_y0,
             },
         ),

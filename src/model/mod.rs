@@ -7,6 +7,7 @@ pub mod channel;
 pub mod contact;
 pub mod cosserat;
 pub mod dahl;
+pub mod decay;
 pub mod friction;
 pub mod material;
 pub mod membrane;

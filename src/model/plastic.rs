@@ -3,13 +3,16 @@
 //! rest value (it has no derivative in the Jacobian).
 //!
 //! - **Hardening** (the paper's §3.3, Eq. 10-14, Alg. 2; docs/physics.md): the
-//!   hardening modulus `K_h = K_h0 (1 - g (1 - exp(-t_p / tau)))` decays while
+//!   hardening modulus `K_h = K_h0 (1 - g (1 - exp(-t_p / tau)))` (or with a
+//!   spread of time constants, model/decay.rs) decays while
 //!   the deformation is held, which lowers the yield strain
 //!   `eps_Y = eps_Y0 + eps_hp K_h / k` and lets more strain flow into `eps_p`:
 //!   plastic wrinkles sharpen with time. With `g = 0` it is the
 //!   time-independent hardening baseline ([NPO13, GSH04]).
 //! - **Perfect** (Eq. 9): all elastic strain beyond the yield strain becomes
 //!   plastic at once; no hardening, no time dependence.
+
+use super::decay::decay;
 
 /// Parameters of the hardening model.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
@@ -20,6 +23,9 @@ pub struct Hardening {
     pub g: f64,
     /// Time constant of the decay, s.
     pub tau: f64,
+    /// Decades of log time the decay spreads over (model/decay.rs); 0: the
+    /// paper's single time constant.
+    pub spread: f64,
     /// Initial yield strain `eps_Y0`.
     pub yield_strain: f64,
 }
@@ -58,7 +64,7 @@ impl PlasticState {
 impl Hardening {
     /// The hardening modulus after holding for `t_p` (Eq. 10).
     pub fn modulus(&self, t_p: f64) -> f64 {
-        self.k_h0 * (1.0 - self.g * (1.0 - (-t_p / self.tau).exp()))
+        self.k_h0 * (1.0 - self.g * (1.0 - decay(t_p, self.tau, self.spread)))
     }
 
     /// Alg. 2, once per step at the step's start strain. `k` is the channel's
@@ -100,6 +106,7 @@ mod tests {
         k_h0: 5e-6,
         g: 0.99,
         tau: 30.0,
+        spread: 0.0,
         yield_strain: 1.0,
     };
     const K: f64 = 5e-6;

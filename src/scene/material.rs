@@ -110,6 +110,7 @@ fn apply_friction<T>(
         set(&mut ch.dwell.eps_0, &spec.eps_0, c, &get);
         set(&mut ch.dwell.eps_inf, &spec.eps_inf, c, &get);
         set(&mut ch.dwell.tau, &spec.tau, c, &get);
+        set(&mut ch.dwell.spread, &spec.spread, c, &get);
         set(&mut ch.dahl.a, &spec.dahl_a, c, &get);
         set(&mut ch.dahl.b, &spec.dahl_b, c, &get);
         set(&mut ch.dahl.tau, &spec.dahl_tau, c, &get);
@@ -129,6 +130,7 @@ fn apply_plastic<T>(
         set(&mut ch.hardening.k_h0, &spec.k_h0, c, &get);
         set(&mut ch.hardening.g, &spec.g, c, &get);
         set(&mut ch.hardening.tau, &spec.tau, c, &get);
+        set(&mut ch.hardening.spread, &spec.spread, c, &get);
         set(&mut ch.hardening.yield_strain, &spec.yield_strain, c, &get);
     }
 }
@@ -138,6 +140,8 @@ fn apply_plastic<T>(
 const MAX_DENSITY: f64 = 1e3;
 const MAX_BENDING: f64 = 1e3;
 const MAX_STRETCHING: f64 = 1e10;
+/// The widest spread of a dwell or a hardening, decades of log time.
+const MAX_SPREAD: f64 = 6.0;
 
 /// Checks every parameter; a message names the field and the bound.
 fn validate(label: &str, m: &Material) -> Result<()> {
@@ -220,6 +224,13 @@ fn validate(label: &str, m: &Material) -> Result<()> {
             "at least eps_0",
         )?;
         check(&format!("{f}.tau"), d.tau, d.tau > 0.0, "a positive time (s)")?;
+        let decades = "a number of decades from 0 (off) to 6";
+        check(
+            &format!("{f}.spread"),
+            d.spread,
+            (0.0..=MAX_SPREAD).contains(&d.spread),
+            decades,
+        )?;
         let a = ch.dahl;
         // Dahl's threshold is in the channel's stress units (Miguel's),
         // bounded alike.
@@ -231,6 +242,12 @@ fn validate(label: &str, m: &Material) -> Result<()> {
         check(&format!("{p}.k_h0"), h.k_h0, (0.0..=most).contains(&h.k_h0), &stiffness)?;
         check(&format!("{p}.g"), h.g, (0.0..1.0).contains(&h.g), "in [0, 1)")?;
         check(&format!("{p}.tau"), h.tau, h.tau > 0.0, "a positive time (s)")?;
+        check(
+            &format!("{p}.spread"),
+            h.spread,
+            (0.0..=MAX_SPREAD).contains(&h.spread),
+            decades,
+        )?;
         check(
             &format!("{p}.yield_strain"),
             h.yield_strain,
@@ -268,12 +285,14 @@ mod tests {
                     (concat!($family, "_friction.eps_0"), |m| &mut m.$($ch)+.dwell.eps_0),
                     (concat!($family, "_friction.eps_inf"), |m| &mut m.$($ch)+.dwell.eps_inf),
                     (concat!($family, "_friction.tau"), |m| &mut m.$($ch)+.dwell.tau),
+                    (concat!($family, "_friction.spread"), |m| &mut m.$($ch)+.dwell.spread),
                     (concat!($family, "_friction.dahl_a"), |m| &mut m.$($ch)+.dahl.a),
                     (concat!($family, "_friction.dahl_b"), |m| &mut m.$($ch)+.dahl.b),
                     (concat!($family, "_friction.dahl_tau"), |m| &mut m.$($ch)+.dahl.tau),
                     (concat!($family, "_plasticity.k_h0"), |m| &mut m.$($ch)+.hardening.k_h0),
                     (concat!($family, "_plasticity.g"), |m| &mut m.$($ch)+.hardening.g),
                     (concat!($family, "_plasticity.tau"), |m| &mut m.$($ch)+.hardening.tau),
+                    (concat!($family, "_plasticity.spread"), |m| &mut m.$($ch)+.hardening.spread),
                     (concat!($family, "_plasticity.yield_strain"), |m| &mut m.$($ch)+.hardening.yield_strain),
                 ])
             };

@@ -49,6 +49,8 @@ pub struct FrictionSpec<T> {
     pub eps_0: Option<T>,
     pub eps_inf: Option<T>,
     pub tau: Option<T>,
+    /// Decades of log time the dwell spreads over (model/decay.rs), 0-6.
+    pub spread: Option<T>,
     /// Dahl: `sigma_max = dahl_a + dahl_b |eps|`, time constant in strain units.
     pub dahl_a: Option<T>,
     pub dahl_b: Option<T>,
@@ -63,6 +65,8 @@ pub struct PlasticSpec<T> {
     pub k_h0: Option<T>,
     pub g: Option<T>,
     pub tau: Option<T>,
+    /// Decades of log time the decay spreads over (model/decay.rs), 0-6.
+    pub spread: Option<T>,
     pub yield_strain: Option<T>,
 }
 
@@ -74,6 +78,7 @@ impl<T> Default for FrictionSpec<T> {
             eps_0: None,
             eps_inf: None,
             tau: None,
+            spread: None,
             dahl_a: None,
             dahl_b: None,
             dahl_tau: None,
@@ -88,6 +93,7 @@ impl<T> Default for PlasticSpec<T> {
             k_h0: None,
             g: None,
             tau: None,
+            spread: None,
             yield_strain: None,
         }
     }
