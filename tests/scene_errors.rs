@@ -358,7 +358,10 @@ fn a_spread_outside_its_decades_names_the_field() {
         ),
     ] {
         let e = error_of(&base(), &[set]);
-        assert!(e.contains("test.json") && e.contains(field) && e.contains("decades"), "{set}: {e}");
+        assert!(
+            e.contains("test.json") && e.contains(field) && e.contains("decades"),
+            "{set}: {e}"
+        );
     }
 }
 
