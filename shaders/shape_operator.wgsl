@@ -1,6 +1,5 @@
 // The shape operator's hinge coupling (`bending_model: "shape-operator"`;
-// CPU twins: the second pass of src/cpu/bending.rs and the coupled rows of
-// src/cpu/hessian.rs; K from src/cloth/shape_operator.rs). The elastic
+// CPU twin src/cpu/shape_operator.rs; K from src/cloth/shape_operator.rs). The elastic
 // bending is k_b/2 bend^T K bend over the hinges' elastic bends
 // bend = theta - theta_rest - eps_p, which `bending.wgsl` leaves in
 // hinge_bend (its own elastic part is zero under this model).
@@ -16,7 +15,8 @@
 @group(0) @binding(8) var<storage, read_write> hinge_s: array<f32>;
 
 // `ShapeOperator::off_diagonal`: sum_g K_hg bend_g over hinge h's other
-// entries, and the same of grad_g . p.
+// entries, and the same of grad_g . p (two functions: a WGSL function may
+// not take a pointer into a storage buffer).
 fn off_diagonal_bend(h: u32) -> f32 {
     var sum = 0.0;
     for (var k = so_start[h]; k < so_start[h + 1u]; k++) {

@@ -110,19 +110,19 @@ pub fn measure(cloth: &Cloth, x: &[DVec3], v: &[DVec3], ch: &Channels) -> Measur
         .zip(&cloth.topology.hinges)
     {
         let factor = match m.bending_model {
-            BendingModel::DiscreteShell | BendingModel::ShapeOperator => rest.factor,
+            BendingModel::DiscreteShell => rest.factor,
             BendingModel::Bridson => bridson_factor(h.v.map(|i| x[i as usize])),
+            // Its elastic energy is the coupling's, below.
+            BendingModel::ShapeOperator => 0.0,
         };
         let eps_p = rest.plastic_angle(m.bending_strain, c.plastic.eps_p);
+        out.bending_energy += energy(m.bending_model, m.bending, factor, rest.theta, *d, eps_p);
         elastic.push(d - eps_p);
-        if cloth.shape_operator.is_none() {
-            out.bending_energy += energy(m.bending_model, m.bending, factor, rest.theta, *d, eps_p);
-        }
         out.mean_abs_bend += d.abs();
         out.max_abs_bend = out.max_abs_bend.max(d.abs());
     }
     if let Some(k) = &cloth.shape_operator {
-        out.bending_energy = m.bending * k.energy(&elastic);
+        out.bending_energy += m.bending * k.energy(&elastic);
     }
     out.mean_abs_bend = mean(out.mean_abs_bend, bends.len());
     let region: Vec<f64> = match &cloth.region_hinges {

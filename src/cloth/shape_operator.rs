@@ -32,6 +32,7 @@
 use crate::mesh::{Topology, TriMesh};
 use crate::model::membrane::MembraneRest;
 use crate::util::merge;
+use glam::DVec2;
 use rayon::prelude::*;
 
 /// `K` without the material's `bending`: its diagonal, and each hinge's
@@ -62,11 +63,19 @@ impl ShapeOperator {
                 face_hinge[f as usize][corner] = h as u32;
             }
         }
-        // The edge opposite corner c of face f: half its length and its
-        // unit in-plane normal (along the corner's shape-function gradient).
-        let arm = |f: usize, c: usize| {
-            let r = &rest[f];
-            (0.5 * r.edge_len[(c + 1) % 3], r.beta[c].normalize_or_zero())
+        // Face f's hinges (g, half the edge's length, its unit in-plane
+        // normal along the opposite corner's shape-function gradient), and
+        // hinge h's own arm in face f.
+        let arms = |f: u32| {
+            let r = &rest[f as usize];
+            (face_hinge[f as usize].iter().enumerate())
+                .filter(|&(_, &g)| g != NONE)
+                .map(move |(c, &g)| (g, 0.5 * r.edge_len[(c + 1) % 3], r.beta[c].normalize_or_zero()))
+        };
+        let arm = |f: u32, h: usize| {
+            arms(f)
+                .find(|a| a.0 as usize == h)
+                .map_or((0.0, DVec2::ZERO), |a| (a.1, a.2))
         };
         let star_area: Vec<f64> = (0..mesh.positions.len())
             .map(|v| {
@@ -84,33 +93,25 @@ impl ShapeOperator {
             .enumerate()
             .map(|(h, hinge)| {
                 let mut row: Vec<(u32, f64)> = Vec::new();
+                // Face f's contribution, weighted: the products of h's arm
+                // there with every arm of `others`.
+                let mut add = |weight: f64, f: u32, others: u32| {
+                    let (wh, th) = arm(f, h);
+                    row.extend(arms(others).map(|(g, wg, tg)| (g, weight * wh * wg * th.dot(tg).powi(2))));
+                };
                 for &v in &hinge.v {
                     let scale = (1.0 - FACE) / (3.0 * star_area[v as usize]);
                     let faces = topology.vertex_faces.row(v as usize);
                     // h's arms in the faces around v (one or both of its faces).
                     for &(f, _) in faces.iter().filter(|&&(f, _)| hinge.faces.contains(&f)) {
-                        let c = face_hinge[f as usize].iter().position(|&x| x == h as u32).unwrap_or(0);
-                        let (wh, th) = arm(f as usize, c);
                         for &(g_face, _) in faces {
-                            for (c2, &g) in face_hinge[g_face as usize].iter().enumerate() {
-                                if g != NONE {
-                                    let (wg, tg) = arm(g_face as usize, c2);
-                                    row.push((g, scale * wh * wg * th.dot(tg).powi(2)));
-                                }
-                            }
+                            add(scale, f, g_face);
                         }
                     }
                 }
                 // Each face's own operator, which no bend pattern escapes.
                 for f in hinge.faces {
-                    let c = face_hinge[f as usize].iter().position(|&x| x == h as u32).unwrap_or(0);
-                    let (wh, th) = arm(f as usize, c);
-                    for (c2, &g) in face_hinge[f as usize].iter().enumerate() {
-                        if g != NONE {
-                            let (wg, tg) = arm(f as usize, c2);
-                            row.push((g, FACE / rest[f as usize].area * wh * wg * th.dot(tg).powi(2)));
-                        }
-                    }
+                    add(FACE / rest[f as usize].area, f, f);
                 }
                 merge(row)
             })
