@@ -5,7 +5,8 @@
 // Jacobi). When the air acts (model/air.rs), each vertex's unit normal (its
 // faces' A_f F_u x F_v, normalised) is kept for the products, the wind adds
 // a rho_R (n . u) n and the block h a (rho_D I + rho_R n n^T), a = m / rho.
-// A sticking spring (sim/sticking.rs) adds k (target - x) and h^2 k I.
+// A sticking spring (sim/sticking.rs) adds k (target - x) and h^2 k I; a
+// scene load (step/mod.rs VertexLoad) its constant share of the force.
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> mass: array<f32>;
@@ -24,6 +25,7 @@
 @group(0) @binding(14) var<storage, read> x: array<Displacement>;
 @group(0) @binding(15) var<storage, read> stick: array<vec4<f32>>;  // target - X, stiffness
 @group(0) @binding(16) var<storage, read> coupling_force: array<vec4<f32>>;  // bending.wgsl, 4 per hinge
+@group(0) @binding(17) var<storage, read> load: array<vec4<f32>>;
 
 // The (a, a) block of a face's system block (model/membrane.rs `block`).
 fn face_block(l: FaceLin, b: vec2<f32>, area: f32) -> mat3x3<f32> {
@@ -81,6 +83,9 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g
         f += (st.xyz - displacement(x[v])) * st.w;
         let d = params.scales.y * st.w;
         block += mat3x3<f32>(vec3<f32>(d, 0.0, 0.0), vec3<f32>(0.0, d, 0.0), vec3<f32>(0.0, 0.0, d));
+    }
+    if (params.counts.w != 0u) {
+        f += load[v].xyz;
     }
     force[v] = vec4<f32>(f, 0.0);
     inv_diag[v] = inverse3(block);

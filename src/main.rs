@@ -38,7 +38,7 @@ enum Command {
     /// Run one of the paper's experiments in all its variants, print a
     /// comparison table and write DIR/experiment.json (names: ablation-friction,
     /// ablation-plastic, twist-flatten, cylinder-twist, tensile-press, container,
-    /// recovery, trousers, tshirt, unroll, specimen).
+    /// recovery, crease-recovery, trousers, tshirt, unroll, specimen).
     Experiment(cli::experiment::ExperimentArgs),
     /// Run a scene live in a window (cargo feature `preview`): drag to
     /// orbit, wheel to zoom, space pauses, N steps once, R restarts, C

@@ -112,6 +112,20 @@ fn spread_dwell_and_hardening_times_match_the_cpu_within_the_default_tolerances(
     assert_within_defaults("twist", &c);
 }
 
+/// A scene load (the `load` buffer that shaders/gather.wgsl adds to the
+/// forces) on the hanging sheet's free edge, pushing it sideways and out
+/// of its plane at several times its weight: 20 steps.
+#[test]
+fn loads_match_the_cpu_within_the_default_tolerances() {
+    if !common::have_gpu() {
+        return;
+    }
+    let load = r#"loads={"push": {"select": {"side": "bottom"}, "force": [0.01, 0, 0.02]}}"#;
+    let c = checks("hang", &[load], 20);
+    assert_within_defaults("hang pushed", &c);
+    println!("hang pushed, step 20: {:?}", c.last());
+}
+
 /// Drag and wind (Melo et al. Eq. 14-16) on the hanging sheet, blown
 /// face-on: the normals, the wind force and the implicit damping blocks.
 #[test]

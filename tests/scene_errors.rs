@@ -547,3 +547,53 @@ fn a_mesh_larger_than_free_memory_is_refused_at_once() {
         );
     }
 }
+
+/// A load's bad force, empty selection, or a phase naming no load is an
+/// error that names the field and what there is.
+#[test]
+fn bad_loads_name_the_field() {
+    let load = |force: &str, select: &str| format!(r#"loads={{"press": {{"select": {select}, "force": {force}}}}}"#);
+    let side = r#"{"side": "bottom"}"#;
+    for (sets, field, what) in [
+        (vec![load("[0, -1e9, 0]", side)], "loads.press.force", "at most"),
+        (vec![load("[0, -1]", side)], "loads", "3"),
+        (
+            vec![load("[0, -1, 0]", r#"{"box": {"min": [5, 5, 5], "max": [6, 6, 6]}}"#)],
+            "loads.press.select",
+            "selects no vertex",
+        ),
+        (
+            vec![
+                load("[0, -1, 0]", side),
+                r#"timeline.settle.loads={"weight": "add"}"#.to_string(),
+            ],
+            "loads.weight",
+            "(loads: press)",
+        ),
+        (
+            vec![
+                load("[0, -1, 0]", side),
+                r#"timeline.settle.loads={"press": "on"}"#.to_string(),
+            ],
+            "timeline",
+            "unknown load action",
+        ),
+        (
+            vec![
+                load("[0, -1, 0]", side),
+                r#"timeline.settle.loads={"press": -0.5}"#.to_string(),
+            ],
+            "loads.press",
+            "got -0.5",
+        ),
+    ] {
+        let sets: Vec<&str> = sets.iter().map(|s| s.as_str()).collect();
+        let e = error_of(&base(), &sets);
+        assert!(
+            e.contains("test.json") && e.contains(field) && e.contains(what),
+            "{sets:?}: {e}"
+        );
+    }
+    let e = error_of(&base(), &[r#"timeline.settle.loads={"press": "add"}"#]);
+    assert!(e.contains("no load named `press`") && e.contains("no `loads`"), "{e}");
+}

@@ -21,7 +21,7 @@ const STRAIN_CURVATURE: u32 = 1u;
 
 // Per-step and per-material constants (layout.rs `Params`).
 struct Params {
-    counts: vec4<u32>,     // vertices, faces, hinges, -
+    counts: vec4<u32>,     // vertices, faces, hinges, 1 when the step has loads (gather.wgsl)
     models: vec4<u32>,     // bending friction, bending plasticity, in-plane friction, in-plane plasticity
     hinge: vec4<u32>,      // bending model (BENDING_*), bending strain (STRAIN_*), 1 with Melo's coupling, -
     stretching: vec4<f32>, // k11, k12, k22, k33

@@ -165,7 +165,19 @@ fn print_scene(s: &Scene) {
             if o.enabled { "" } else { ", added later" }
         );
     }
-    for p in &s.phases {
+    for l in &s.loads {
+        let mass: f64 = l.shares.iter().map(|v| s.cloth.mass[v.vertex as usize]).sum();
+        let area = mass / s.cloth.material.density;
+        println!(
+            "  load {}: {} N on {} vertices ({} m^2 of cloth, {} Pa)",
+            l.name,
+            vec3(l.force.to_array()),
+            l.shares.len(),
+            num(area),
+            num(l.force.length() / area)
+        );
+    }
+    for (k, p) in s.phases.iter().enumerate() {
         let mut actions: Vec<String> = s
             .handles
             .iter()
@@ -184,6 +196,16 @@ fn print_scene(s: &Scene) {
                 ObstacleAction::Remove => format!("{} remove", o.name),
                 ObstacleAction::Add => format!("{} add", o.name),
                 ObstacleAction::Move(m) => format!("{} {}", o.name, motion(m)),
+            })
+        }));
+        // A load's scale where it changes (in the first phase, where on).
+        let before = k.checked_sub(1).map(|j| s.phases[j].load_scales.as_slice());
+        actions.extend(s.loads.iter().enumerate().filter_map(|(i, l)| {
+            let [start, end] = p.load_scales[i];
+            let was = before.map_or(0.0, |b| b[i][1]);
+            (start != was || end != start).then(|| match start == end {
+                true => format!("load {} at {}", l.name, num(end)),
+                false => format!("load {} from {} to {}", l.name, num(start), num(end)),
             })
         }));
         println!(

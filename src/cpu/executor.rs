@@ -53,6 +53,7 @@ impl Executor for CpuBackend {
         if !input.sticks.is_empty() {
             gather::sticks(&self.stick, &self.stick_target, &self.x, &mut self.force);
         }
+        gather::loads(input.loads, &mut self.force);
         let blocks = gather::VertexBlocks::of(input, scales, &self.stick, &self.normals);
         gather::inverse_diagonal(
             &cloth,

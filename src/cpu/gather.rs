@@ -9,7 +9,7 @@ use crate::cloth::Cloth;
 use crate::model::air::Air;
 use crate::model::membrane::outer;
 use crate::step::Scales;
-use crate::step::StepInput;
+use crate::step::{StepInput, VertexLoad};
 use glam::{DMat3, DVec3};
 use rayon::prelude::*;
 
@@ -67,6 +67,14 @@ impl<'a> VertexBlocks<'a> {
             Some((air, normals)) => air.damping(cloth.lumped_area(v), normals[v]) * self.damping + spring,
             None => spring,
         }
+    }
+}
+
+/// The scene loads' shares added to `force` (constant forces: nothing
+/// enters the system's matrix).
+pub fn loads(loads: &[VertexLoad], force: &mut [DVec3]) {
+    for l in loads {
+        force[l.vertex as usize] += l.force;
     }
 }
 

@@ -392,6 +392,7 @@ mod tests {
             air,
             integrator: Default::default(),
             sticks: &sticks,
+            loads: &[],
         };
         let scales = Scales::new(h, 1.0, alpha);
         let mut b = CpuBackend::new(Arc::clone(&cloth));

@@ -2,6 +2,7 @@
 //! (`--set` overrides), compared by a few metrics of the final state and,
 //! for a garment, by the bends of its groups (knees, seat...).
 
+mod crease_recovery;
 pub mod garment;
 mod recovery;
 
@@ -332,6 +333,15 @@ pub fn all() -> Vec<Experiment> {
                 "recovery_percent",
             ],
             analyse: Some(recovery::analyse),
+            obstacles_drawn: false,
+            draw: None,
+        },
+        Experiment {
+            name: "crease-recovery",
+            scene: "crease-recovery",
+            variants: crease_recovery::variants(),
+            columns: &["hold_material_seconds", "pressed_angle", "recovery_angle"],
+            analyse: Some(crease_recovery::analyse),
             obstacles_drawn: false,
             draw: None,
         },

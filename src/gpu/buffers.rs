@@ -171,6 +171,7 @@ impl Buffers {
         b.insert("inv_diag", zeroed::<[[f32; 4]; 3]>(ctx, "inv_diag", n)?);
         b.insert("air_normal", zeroed::<[f32; 4]>(ctx, "air_normal", n)?);
         b.insert("stick", zeroed::<[f32; 4]>(ctx, "stick", n)?);
+        b.insert("load", zeroed::<[f32; 4]>(ctx, "load", n)?);
         b.coupling(ctx, cloth)?;
         // Miguel's bending strain needs each hinge's rest edge length.
         let hinge_len = match cloth.material.bending_strain {

@@ -164,12 +164,20 @@ impl Executor for GpuBackend {
             }
             q.write_buffer(&self.buffers["stick"], 0, bytemuck::cast_slice(&stick));
         }
+        if !input.loads.is_empty() {
+            let mut load = vec![[0.0f32; 4]; n];
+            for l in input.loads {
+                load[l.vertex as usize] = [l.force.x, l.force.y, l.force.z, 0.0].map(|c| c as f32);
+            }
+            q.write_buffer(&self.buffers["load"], 0, bytemuck::cast_slice(&load));
+        }
         Ok(())
     }
 
     fn evaluate(&mut self, input: &StepInput, scales: &Scales) -> Result<()> {
         let sticking = !input.sticks.is_empty();
-        let params = Params::new(&self.cloth, input.dt, scales, input.gravity, &input.air, sticking);
+        let mut params = Params::new(&self.cloth, input.dt, scales, input.gravity, &input.air, sticking);
+        params.counts[3] = u32::from(!input.loads.is_empty());
         self.record_forces(&params, self.pairs_on);
         Ok(())
     }

@@ -26,6 +26,8 @@ pub struct ChannelParams {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
 pub struct Params {
+    /// Vertices, faces, hinges; 1 when the step has loads (the `load`
+    /// buffer holds them).
     pub counts: [u32; 4],
     pub models: [u32; 4],
     /// The hinge's models: bending model, bending strain (the ids of

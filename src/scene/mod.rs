@@ -13,7 +13,7 @@ pub mod schema;
 mod strict_json;
 mod usd_body;
 
-pub use resolve::{Attach, Axis, Handle, Phase, Scene, Sticking};
+pub use resolve::{Attach, Axis, Handle, Load, Phase, Scene, Sticking};
 pub use schema::{Action, Format, Motion, ObstacleAction, RotateSpec};
 
 use crate::error::{Error, Result};
@@ -33,6 +33,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("specimen", include_str!("../../scenes/specimen.json")),
     ("container", include_str!("../../scenes/container.json")),
     ("recovery", include_str!("../../scenes/recovery.json")),
+    ("crease-recovery", include_str!("../../scenes/crease-recovery.json")),
     ("sticky-hand", include_str!("../../scenes/sticky-hand.json")),
     ("miguel-twist", include_str!("../../scenes/miguel-twist.json")),
     ("melo-compression", include_str!("../../scenes/melo-compression.json")),

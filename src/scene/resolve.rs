@@ -4,13 +4,13 @@
 
 use super::cloth_mesh::{build_mesh, select};
 use super::output_interval::output_interval;
-use super::schema::{Action, Format, MeshSpec, ObstacleAction, SceneFile};
+use super::schema::{Action, Format, LoadAction, MeshSpec, ObstacleAction, SceneFile};
 use crate::cloth::Cloth;
 use crate::collide::attach::Ride;
 use crate::collide::{Obstacle, Pose};
 use crate::error::{Error, Result};
 use crate::model::bending::BendingModel;
-use crate::step::{Preconditioner, SelfCollision, SolverSettings, StepInput, StrainLimit};
+use crate::step::{Preconditioner, SelfCollision, SolverSettings, StepInput, StrainLimit, VertexLoad};
 use glam::DVec3;
 use std::path::Path;
 
@@ -57,6 +57,20 @@ pub struct Phase {
     pub obstacle_actions: Vec<Option<ObstacleAction>>,
     /// Sticking switched off (`false`) or on again, or `None` to keep it.
     pub sticking: Option<bool>,
+    /// Per load (same order as `Scene::loads`): its scale at the phase's
+    /// start and end (1: the full force; linear in between).
+    pub load_scales: Vec<[f64; 2]>,
+}
+
+/// A scene load: its force shared by its vertices in proportion to their
+/// mass.
+#[derive(Clone, Debug)]
+pub struct Load {
+    pub name: String,
+    /// The total force, N.
+    pub force: DVec3,
+    /// Each selected vertex's share, by vertex.
+    pub shares: Vec<VertexLoad>,
 }
 
 /// The scene's sticking (sim/sticking.rs).
@@ -93,6 +107,7 @@ pub struct Scene {
     pub cloth: std::sync::Arc<Cloth>,
     pub handles: Vec<Handle>,
     pub obstacles: Vec<Obstacle>,
+    pub loads: Vec<Load>,
     pub phases: Vec<Phase>,
     /// Simulated seconds between output frames: a whole number of steps.
     pub frame_interval: f64,
@@ -133,6 +148,7 @@ impl Scene {
             air: self.air,
             integrator: self.integrator,
             sticks: &[],
+            loads: &[],
         }
     }
 }
@@ -373,6 +389,40 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
         }
     };
 
+    let mut loads = Vec::new();
+    let mut scales = Vec::new();
+    for (lname, spec) in &f.loads {
+        let field = format!("loads.{lname}");
+        let force = finite3(&format!("{field}.force"), spec.force)?;
+        if force.length() > MAX_LOAD {
+            return Err(err(
+                &format!("{field}.force"),
+                format!("must be at most {MAX_LOAD:e} N long, got {:?}", spec.force),
+            ));
+        }
+        let vertices = select(&cloth.mesh, &spec.select).map_err(|m| err(&format!("{field}.select"), m))?;
+        if vertices.is_empty() {
+            return Err(err(
+                &format!("{field}.select"),
+                "selects no vertex: widen the box or check the indices".into(),
+            ));
+        }
+        let mass: f64 = vertices.iter().map(|&v| cloth.mass[v as usize]).sum();
+        let shares = vertices
+            .iter()
+            .map(|&v| VertexLoad {
+                vertex: v,
+                force: force * (cloth.mass[v as usize] / mass),
+            })
+            .collect();
+        loads.push(Load {
+            name: lname.clone(),
+            force,
+            shares,
+        });
+        scales.push(f64::from(u8::from(spec.enabled)));
+    }
+
     if f.timeline.is_empty() {
         return Err(err("timeline", "needs at least one phase".into()));
     }
@@ -493,7 +543,47 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
             }
             obstacle_actions[k] = Some(action.clone());
         }
+        // Where a load ramps in this phase, its scale at the start.
+        let mut ramps = vec![None; loads.len()];
+        for (lname, action) in &p.loads {
+            let k = loads.iter().position(|l| &l.name == lname).ok_or_else(|| {
+                let known: Vec<&str> = loads.iter().map(|l| l.name.as_str()).collect();
+                err(
+                    &field(&format!("loads.{lname}")),
+                    match known.is_empty() {
+                        true => format!("no load named `{lname}`: the scene has no `loads`"),
+                        false => format!("no load named `{lname}` (loads: {})", known.join(", ")),
+                    },
+                )
+            })?;
+            let start = scales[k];
+            scales[k] = match *action {
+                LoadAction::Add => 1.0,
+                LoadAction::Remove => 0.0,
+                LoadAction::Ramp(r) => {
+                    if !(r.is_finite() && r >= 0.0 && r * loads[k].force.length() <= MAX_LOAD) {
+                        return Err(err(
+                            &field(&format!("loads.{lname}")),
+                            format!(
+                                "must be \"add\", \"remove\" or a scale of the load from 0 up (at most \
+                                 {MAX_LOAD:e} N in all), got {r}"
+                            ),
+                        ));
+                    }
+                    r
+                }
+            };
+            ramps[k] = match action {
+                LoadAction::Ramp(_) => Some(start),
+                _ => None,
+            };
+        }
         phases.push(Phase {
+            load_scales: scales
+                .iter()
+                .zip(&ramps)
+                .map(|(&end, start)| [start.unwrap_or(end), end])
+                .collect(),
             name: p.name.clone(),
             obstacle_actions,
             sticking: p.sticking,
@@ -523,6 +613,7 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
         cloth: std::sync::Arc::new(cloth),
         handles,
         obstacles,
+        loads,
         phases,
         frame_interval,
         formats,
@@ -554,6 +645,8 @@ const MAX_PHASE_STEPS: f64 = 1e9;
 const MAX_GRAVITY: f64 = 1e3;
 const MAX_DAMPING: f64 = 1e3;
 const MAX_TRANSLATE: f64 = 1e6;
+/// The largest load, N: a hundred tonnes, far past any press of cloth.
+const MAX_LOAD: f64 = 1e6;
 
 /// Binds `vertices` (at `x`) to obstacle `name` where it is at the start.
 fn attach(obstacles: &[Obstacle], name: &str, vertices: &[u32], x: &[DVec3]) -> std::result::Result<Attach, String> {

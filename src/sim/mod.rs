@@ -12,7 +12,7 @@ use crate::collide::body::BodyStep;
 use crate::collide::{Field, ObstacleStep, SdfGrid, Surface};
 use crate::error::Result;
 use crate::scene::Scene;
-use crate::step::{Backend, BackendState, StepInput, StepReport, Stick};
+use crate::step::{Backend, BackendState, StepInput, StepReport, Stick, VertexLoad};
 use glam::DVec3;
 use handles::HandleState;
 use obstacles::ObstacleState;
@@ -68,6 +68,36 @@ pub struct Simulation {
     targets: Vec<DVec3>,
     sticking: Option<StickState>,
     sticks: Vec<Stick>,
+    /// The loads acting, and the scales they were gathered at.
+    loads: Vec<VertexLoad>,
+    load_scales: Vec<f64>,
+}
+
+/// The shares of the scene's loads at `scales` (each load's, in scene
+/// order), one per vertex (where loads overlap, their shares add), by
+/// vertex; a load at scale 0 is left out.
+fn acting_loads(scene: &Scene, scales: &[f64]) -> Vec<VertexLoad> {
+    let mut shares: Vec<VertexLoad> = scene
+        .loads
+        .iter()
+        .zip(scales)
+        .filter(|(_, scale)| **scale != 0.0)
+        .flat_map(|(l, &scale)| {
+            l.shares.iter().map(move |v| VertexLoad {
+                vertex: v.vertex,
+                force: v.force * scale,
+            })
+        })
+        .collect();
+    shares.sort_by_key(|s| s.vertex);
+    shares.dedup_by(|next, kept| {
+        let same = next.vertex == kept.vertex;
+        if same {
+            kept.force += next.force;
+        }
+        same
+    });
+    shares
 }
 
 impl Simulation {
@@ -102,6 +132,8 @@ impl Simulation {
             targets: Vec::new(),
             sticking: scene.sticking.as_ref().map(StickState::new),
             sticks: Vec::new(),
+            loads: Vec::new(),
+            load_scales: Vec::new(),
             scene,
         }
     }
@@ -299,6 +331,13 @@ impl Simulation {
                 &mut self.sticks,
             );
         }
+        // Each load at its scale at the step's end (a ramp's, linear over
+        // the phase).
+        let scales: Vec<f64> = phase.load_scales.iter().map(|[a, b]| a + (b - a) * s).collect();
+        if scales != self.load_scales {
+            self.loads = acting_loads(&self.scene, &scales);
+            self.load_scales = scales;
+        }
         let material_dt = phase.material_time / phase.steps as f64;
         let report = self.backend.step(&StepInput {
             dt: self.scene.dt,
@@ -315,6 +354,7 @@ impl Simulation {
             air: self.scene.air,
             integrator: self.scene.integrator,
             sticks: &self.sticks,
+            loads: &self.loads,
         });
         // A backend says what broke; the run says where, and what to change.
         let report = report.map_err(|e| match e {

@@ -43,6 +43,19 @@ pub struct StepInput<'a> {
     pub integrator: Integrator,
     /// The step's sticking springs.
     pub sticks: &'a [Stick],
+    /// The step's loads (the scene's `loads` switched on), at most one per
+    /// vertex, sorted by vertex.
+    pub loads: &'a [VertexLoad],
+}
+
+/// A constant external force on one vertex over the step (a share of a
+/// scene load: a weight pressing the cloth, a hand pushing it), N. It adds
+/// to the right-hand side only: it does not depend on the state, so the
+/// system matrix does not change.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct VertexLoad {
+    pub vertex: u32,
+    pub force: DVec3,
 }
 
 /// A sticking spring (sim/sticking.rs) over one step: energy

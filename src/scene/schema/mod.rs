@@ -45,6 +45,9 @@ pub struct SceneFile {
     /// Collision obstacles, by name (processed in name order).
     #[serde(default)]
     pub obstacles: BTreeMap<String, ObstacleSpec>,
+    /// External forces on parts of the cloth, by name.
+    #[serde(default)]
+    pub loads: BTreeMap<String, LoadSpec>,
     pub timeline: Vec<PhaseSpec>,
     #[serde(default)]
     pub output: OutputSpec,
@@ -256,6 +259,45 @@ pub struct HandleSpec {
     pub attach: Option<String>,
 }
 
+/// A force on part of the cloth (a weight pressing it, a hand pushing it):
+/// `force` newtons in all, shared by the selected vertices in proportion to
+/// their mass (on a uniform cloth, a uniform pressure over the selection).
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct LoadSpec {
+    pub select: Selector,
+    /// The total force, N.
+    pub force: [f64; 3],
+    /// Acting from the start; `false` waits for an `"add"`.
+    #[serde(default = "obstacle::yes")]
+    pub enabled: bool,
+}
+
+/// What a phase does to a load: `"add"` (the full force from the phase's
+/// first step), `"remove"`, or a number: the load's scale at the phase's
+/// end (1 = the full force), reached linearly from its scale at the start
+/// (a weight set down or lifted gently).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum LoadAction {
+    Add,
+    Remove,
+    Ramp(f64),
+}
+
+impl<'de> Deserialize<'de> for LoadAction {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match serde_json::Value::deserialize(d)? {
+            serde_json::Value::String(s) if s == "add" => Ok(LoadAction::Add),
+            serde_json::Value::String(s) if s == "remove" => Ok(LoadAction::Remove),
+            serde_json::Value::Number(n) => Ok(LoadAction::Ramp(n.as_f64().unwrap_or(f64::NAN))),
+            other => Err(D::Error::custom(format!(
+                "unknown load action {other}: use \"add\", \"remove\" or a number (the load's scale at the \
+                 phase's end, reached linearly: 0 lifts it, 1 sets it down)"
+            ))),
+        }
+    }
+}
+
 #[derive(Deserialize, Debug, Clone)]
 #[serde(rename_all = "lowercase", deny_unknown_fields)]
 pub enum Selector {
@@ -298,6 +340,10 @@ pub struct PhaseSpec {
     /// What each obstacle does; obstacles not named keep their state.
     #[serde(default)]
     pub obstacles: BTreeMap<String, ObstacleAction>,
+    /// Loads switched on (`"add"`) or off (`"remove"`); loads not named
+    /// keep their state.
+    #[serde(default)]
+    pub loads: BTreeMap<String, LoadAction>,
     /// `false`: every stuck vertex lets go and none sticks during the
     /// phase; `true`: sticking again; absent: as before.
     #[serde(default)]

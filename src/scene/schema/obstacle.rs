@@ -40,7 +40,7 @@ fn default_thickness() -> f64 {
     0.001
 }
 
-fn yes() -> bool {
+pub(super) fn yes() -> bool {
     true
 }
 
