@@ -169,7 +169,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g
     let w = scales.y;
     var state = unpack_channel(hinge_channels[i]);
     let c = channel_update(params.bending, params.models.x, params.models.y, &state,
-                           cs * strain, cs * rate, kb / stiffness_ratio(strain_model), params.scales.w, params.step.y);
+                           cs * strain, cs * rate, kb / stiffness_ratio(strain_model), params.scales.w, params.step.y, i);
     hinge_channels[i] = pack_channel(state);
     let eps_p = c.eps_p / cs;
     var factor = rest_factor;

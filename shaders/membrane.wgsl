@@ -86,7 +86,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g
             default: { state = unpack_channel(channels_uv[i]); }
         }
         let out = channel_update(params.in_plane[c], params.models.z, params.models.w, &state,
-                                 e[c], rate[c], stiffness[c], params.scales.w, params.step.y);
+                                 e[c], rate[c], stiffness[c], params.scales.w, params.step.y, i);
         switch c {
             case 0u: { channels_uu[i] = pack_channel(state); }
             case 1u: { channels_vv[i] = pack_channel(state); }

@@ -343,8 +343,9 @@ fn bad_bending_model_and_damping() {
     }
 }
 
-/// A spread of dwell or hardening times outside 0-6 decades is an error
-/// naming the field (in-plane: whichever channel's value is out).
+/// A spread of dwell or hardening times, or a scatter of dwell times,
+/// outside 0-6 decades is an error naming the field (in-plane: whichever
+/// channel's value is out).
 #[test]
 fn a_spread_outside_its_decades_names_the_field() {
     for (set, field) in [
@@ -355,6 +356,10 @@ fn a_spread_outside_its_decades_names_the_field() {
         (
             r#"cloth.material={"preset": "cotton", "in_plane_plasticity": {"spread": [1, 2, -1]}}"#,
             "cloth.material.in_plane_plasticity.spread",
+        ),
+        (
+            r#"cloth.material={"preset": "cotton", "bending_friction": {"scatter": 6.5}}"#,
+            "cloth.material.bending_friction.scatter",
         ),
     ] {
         let e = error_of(&base(), &[set]);

@@ -22,6 +22,20 @@ fn decay(t: f32, tau: f32, decades: f32) -> f32 {
     return sum / f32(DECAY_TERMS);
 }
 
+// model/decay.rs `scatter`: element `element`'s factor on a dwell's time
+// constant scattered over `decades` decades across the cloth, from the
+// same 24-bit quantile (`quantile`: Fibonacci hashing, exact in f32).
+fn quantile(element: u32) -> f32 {
+    return f32((element * 0x9e3779b9u) >> 8u) / 16777216.0;
+}
+
+fn scatter(element: u32, decades: f32) -> f32 {
+    if (decades == 0.0) {
+        return 1.0;
+    }
+    return pow(10.0, decades * (quantile(element) - 0.5));
+}
+
 // Time-dependent hardening (Eq. 10-14); g = 0 gives the time-independent model.
 fn hardening_update(s: ptr<function, ChannelState>, p: vec4<f32>, g: f32, decades: f32, strain: f32, k: f32, h: f32) {
     let eps_e = strain - (*s).plastic.x;
@@ -51,10 +65,13 @@ fn perfect_update(s: ptr<function, ChannelState>, strain: f32, yield_strain: f32
     }
 }
 
-// Dwell friction (Alg. 1, Eq. 7-8): returns d = strain - anchor.
-fn dwell_update(s: ptr<function, ChannelState>, p: vec4<f32>, decades: f32, strain: f32, h: f32) -> f32 {
+// Dwell friction (Alg. 1, Eq. 7-8): returns d = strain - anchor. `spread`:
+// the dwell's spread and its scatter (decades), of element `element`.
+fn dwell_update(s: ptr<function, ChannelState>, p: vec4<f32>, spread: vec2<f32>, strain: f32, h: f32,
+                element: u32) -> f32 {
     var d = strain - (*s).friction.x;
-    let thres = p.z - (p.z - p.y) * decay((*s).friction.y, p.w, decades);
+    let tau = p.w * scatter(element, spread.y);
+    let thres = p.z - (p.z - p.y) * decay((*s).friction.y, tau, spread.x);
     if (abs(d) > thres) {
         (*s).friction.x += sign_of(d) * (abs(d) - thres);
         d = sign_of(d) * thres;
@@ -89,9 +106,10 @@ fn dahl_rate_coefficient(p: vec4<f32>, sigma0: f32, strain: f32, rate: f32, dt: 
     return max(dt * num / den, 0.0);
 }
 
-// The channel update (`Channel::update`): plasticity, then friction.
+// The channel update (`Channel::update`): plasticity, then friction, of
+// element `element` (a hinge, a face).
 fn channel_update(c: ChannelParams, friction_model: u32, plastic_model: u32, s: ptr<function, ChannelState>,
-                  strain: f32, rate: f32, k: f32, dt: f32, h: f32) -> ChannelForce {
+                  strain: f32, rate: f32, k: f32, dt: f32, h: f32, element: u32) -> ChannelForce {
     if (plastic_model == PLASTIC_HARDENING) {
         hardening_update(s, c.hardening, c.hardening.y, c.spread.y, strain, k, h);
     } else if (plastic_model == PLASTIC_TIME_INDEPENDENT) {
@@ -101,7 +119,7 @@ fn channel_update(c: ChannelParams, friction_model: u32, plastic_model: u32, s: 
     }
     var out = ChannelForce((*s).plastic.x, 0.0, 0.0, 0.0);
     if (friction_model == FRICTION_DWELL) {
-        let d = dwell_update(s, c.dwell, c.spread.x, strain, h);
+        let d = dwell_update(s, c.dwell, c.spread.xz, strain, h, element);
         out.stress = c.dwell.x * d;
         out.stiffness = c.dwell.x;
     } else if (friction_model == FRICTION_DAHL) {

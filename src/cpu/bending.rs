@@ -100,6 +100,7 @@ pub fn bending(cloth: &Cloth, x: &[DVec3], v: &[DVec3], faces: &FaceStates, scal
                 m.bending_channel_stiffness(),
                 scales.dt,
                 scales.material_dt,
+                h as u32,
             );
             let eps_p = c.eps_p / cs;
             // The shape operator's elastic part is its coupling's

@@ -66,6 +66,7 @@ pub fn membrane(cloth: &Cloth, x: &[DVec3], v: &[DVec3], scales: &Scales, out: &
                     k[c],
                     scales.dt,
                     scales.material_dt,
+                    f as u32,
                 );
                 eps_p[c] = ch.eps_p;
                 sigma_friction[c] = ch.stress;

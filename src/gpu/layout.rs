@@ -18,7 +18,8 @@ pub struct ChannelParams {
     pub dwell: [f32; 4],
     pub dahl: [f32; 4],
     pub hardening: [f32; 4],
-    /// Decades of the dwell's and the hardening's decay, -, -.
+    /// Decades of the dwell's and the hardening's decay, of the dwell's
+    /// scatter across elements, -.
     pub spread: [f32; 4],
 }
 
@@ -320,7 +321,7 @@ fn channel_params(c: &Channel) -> ChannelParams {
             c.hardening.tau,
             c.hardening.yield_strain,
         ]),
-        spread: f([c.dwell.spread, c.hardening.spread, 0.0, 0.0]),
+        spread: f([c.dwell.spread, c.hardening.spread, c.dwell.scatter, 0.0]),
     }
 }
 

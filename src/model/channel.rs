@@ -79,7 +79,8 @@ impl Channel {
 
     /// Updates the channel at the step's start. `strain` and `rate` are the
     /// channel's strain and strain rate, `k` its elastic stiffness, `dt` the
-    /// step and `h` the step's material time.
+    /// step, `h` the step's material time and `element` the hinge's or
+    /// face's index (the dwell's scatter).
     #[allow(clippy::too_many_arguments)]
     pub fn update(
         &self,
@@ -90,6 +91,7 @@ impl Channel {
         k: f64,
         dt: f64,
         h: f64,
+        element: u32,
     ) -> ChannelForce {
         match m.plasticity {
             PlasticModel::Hardening => self.hardening.update(&mut s.plastic, strain, k, h),
@@ -104,7 +106,7 @@ impl Channel {
         let eps_p = s.plastic.eps_p;
         match m.friction {
             FrictionModel::Dwell => {
-                let d = self.dwell.update(&mut s.friction, strain, h);
+                let d = self.dwell.update(&mut s.friction, strain, h, element);
                 ChannelForce {
                     eps_p,
                     stress: self.dwell.stiffness * d,

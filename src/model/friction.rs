@@ -11,7 +11,7 @@
 //!   rate within a step (Eq. 9), so it enters the implicit system as damping.
 //!   It has no time dependence: the baseline the paper compares against.
 
-use super::decay::decay;
+use super::decay::{decay, scatter};
 
 /// Parameters of the dwell friction model.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
@@ -24,6 +24,10 @@ pub struct Dwell {
     pub eps_inf: f64,
     /// Dwell time constant, s.
     pub tau: f64,
+    /// Decades the dwell's time constant scatters over across the cloth,
+    /// element by element (model/decay.rs `scatter`); 0: every element
+    /// has `tau`.
+    pub scatter: f64,
     /// Decades of log time the dwell spreads over (model/decay.rs); 0:
     /// the paper's single time constant.
     pub spread: f64,
@@ -52,17 +56,19 @@ pub struct FrictionState {
 }
 
 impl Dwell {
-    /// The stick-slip threshold after sticking for `t_stick` (Eq. 8).
-    pub fn threshold(&self, t_stick: f64) -> f64 {
-        self.eps_inf - (self.eps_inf - self.eps_0) * decay(t_stick, self.tau, self.spread)
+    /// The stick-slip threshold after sticking for `t_stick` (Eq. 8), of
+    /// element `element` (a hinge, a face: its scatter).
+    pub fn threshold(&self, t_stick: f64, element: u32) -> f64 {
+        let tau = self.tau * scatter(element, self.scatter);
+        self.eps_inf - (self.eps_inf - self.eps_0) * decay(t_stick, tau, self.spread)
     }
 
     /// Alg. 1, once per step at the step's start strain; `h` is the step's
     /// material time. Returns the strain variation `d = strain - anchor`
     /// that the friction spring acts on.
-    pub fn update(&self, s: &mut FrictionState, strain: f64, h: f64) -> f64 {
+    pub fn update(&self, s: &mut FrictionState, strain: f64, h: f64, element: u32) -> f64 {
         let mut d = strain - s.anchor;
-        let thres = self.threshold(s.t_stick);
+        let thres = self.threshold(s.t_stick, element);
         if d.abs() > thres {
             s.anchor += d.signum() * (d.abs() - thres);
             d = d.signum() * thres;
@@ -117,6 +123,7 @@ mod tests {
         eps_inf: 1.7,
         tau: 30.0,
         spread: 0.0,
+        scatter: 0.0,
     };
 
     #[test]
@@ -130,10 +137,10 @@ mod tests {
         let mut slips = 0;
         for _ in 0..50 {
             strain += 0.01;
-            let thres = DWELL.threshold(s.t_stick);
+            let thres = DWELL.threshold(s.t_stick, 0);
             let gap = strain - s.anchor;
             let (t_before, anchor_before) = (s.t_stick, s.anchor);
-            let d = DWELL.update(&mut s, strain, h);
+            let d = DWELL.update(&mut s, strain, h, 0);
             if gap > thres {
                 slips += 1;
                 assert!(s.slip && s.t_stick == 0.0);
@@ -150,21 +157,21 @@ mod tests {
         // Hold 100 s of material time in 10 s steps: sticks, the threshold
         // climbs towards eps_inf with time constant tau.
         for k in 1..=10 {
-            let d = DWELL.update(&mut s, strain, 10.0);
+            let d = DWELL.update(&mut s, strain, 10.0, 0);
             assert!(!s.slip && (d - 0.1).abs() < 1e-12);
             assert!((s.t_stick - 10.0 * k as f64).abs() < 1e-9);
         }
         let t = s.t_stick;
         let expected = 1.7 - 1.6 * (-t / 30.0).exp();
-        assert!((DWELL.threshold(t) - expected).abs() < 1e-15);
-        assert!(DWELL.threshold(t) > 1.64 && DWELL.threshold(t) < 1.65 && DWELL.threshold(1e9) == 1.7);
+        assert!((DWELL.threshold(t, 0) - expected).abs() < 1e-15);
+        assert!(DWELL.threshold(t, 0) > 1.64 && DWELL.threshold(t, 0) < 1.65 && DWELL.threshold(1e9, 0) == 1.7);
         // Reverse to -0.5: no slip until the gap exceeds the grown threshold.
         let anchor = s.anchor;
-        let thres = DWELL.threshold(s.t_stick);
-        let d = DWELL.update(&mut s, anchor - thres + 1e-6, h);
+        let thres = DWELL.threshold(s.t_stick, 0);
+        let d = DWELL.update(&mut s, anchor - thres + 1e-6, h, 0);
         assert!(!s.slip && d < 0.0);
-        let thres = DWELL.threshold(s.t_stick);
-        let d = DWELL.update(&mut s, anchor - thres - 0.2, h);
+        let thres = DWELL.threshold(s.t_stick, 0);
+        let d = DWELL.update(&mut s, anchor - thres - 0.2, h, 0);
         assert!(s.slip && s.t_stick == 0.0);
         assert!((d + thres).abs() < 1e-12 && (s.anchor - (anchor - 0.2)).abs() < 1e-12);
     }

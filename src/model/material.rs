@@ -61,6 +61,7 @@ fn tensile_channels() -> [Channel; 3] {
                 eps_inf: 0.05,
                 tau: 30.0,
                 spread: 0.0,
+                scatter: 0.0,
             },
             Hardening {
                 k_h0,
@@ -130,6 +131,7 @@ fn gong(row: [f64; 14]) -> Material {
                 eps_inf,
                 tau: tau_f,
                 spread: 0.0,
+                scatter: 0.0,
             },
             Hardening {
                 k_h0,

@@ -111,6 +111,7 @@ fn apply_friction<T>(
         set(&mut ch.dwell.eps_inf, &spec.eps_inf, c, &get);
         set(&mut ch.dwell.tau, &spec.tau, c, &get);
         set(&mut ch.dwell.spread, &spec.spread, c, &get);
+        set(&mut ch.dwell.scatter, &spec.scatter, c, &get);
         set(&mut ch.dahl.a, &spec.dahl_a, c, &get);
         set(&mut ch.dahl.b, &spec.dahl_b, c, &get);
         set(&mut ch.dahl.tau, &spec.dahl_tau, c, &get);
@@ -140,7 +141,8 @@ fn apply_plastic<T>(
 const MAX_DENSITY: f64 = 1e3;
 const MAX_BENDING: f64 = 1e3;
 const MAX_STRETCHING: f64 = 1e10;
-/// The widest spread of a dwell or a hardening, decades of log time.
+/// The widest spread of a dwell or a hardening, and the widest scatter of
+/// a dwell, decades of log time.
 const MAX_SPREAD: f64 = 6.0;
 
 /// Checks every parameter; a message names the field and the bound.
@@ -229,6 +231,12 @@ fn validate(label: &str, m: &Material) -> Result<()> {
             &format!("{f}.spread"),
             d.spread,
             (0.0..=MAX_SPREAD).contains(&d.spread),
+            decades,
+        )?;
+        check(
+            &format!("{f}.scatter"),
+            d.scatter,
+            (0.0..=MAX_SPREAD).contains(&d.scatter),
             decades,
         )?;
         let a = ch.dahl;

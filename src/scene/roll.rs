@@ -148,13 +148,15 @@ pub fn preload(cloth: &Cloth, x: &[DVec3], hold: f64) -> Channels {
         .hinges
         .iter()
         .zip(&cloth.hinge_rest)
-        .map(|(h, rest)| {
+        .enumerate()
+        .map(|(i, (h, rest))| {
             let theta = dihedral(h.v.map(|v| x[v as usize])) - rest.theta;
             let theta = (theta + PI).rem_euclid(2.0 * PI) - PI;
             let target = rest.channel_scales(m.bending_strain).0 * theta;
             let mut state = m.bending_channel.initial_state();
             drive(&mut state, target, hold, |s, strain, h| {
-                m.bending_channel.update(&m.bending_models, s, strain, 0.0, kc, 0.0, h);
+                m.bending_channel
+                    .update(&m.bending_models, s, strain, 0.0, kc, 0.0, h, i as u32);
             });
             (state, theta)
         })
@@ -164,14 +166,15 @@ pub fn preload(cloth: &Cloth, x: &[DVec3], hold: f64) -> Channels {
         .faces
         .iter()
         .zip(&cloth.face_rest)
-        .map(|(face, rest)| {
+        .enumerate()
+        .map(|(f, (face, rest))| {
             let (fu, fv) = rest.deformation(face.map(|v| x[v as usize]));
             let e = green_strain(fu, fv);
             [0, 1, 2].map(|c| {
                 let ch = &m.in_plane_channels[c];
                 let mut state = ch.initial_state();
                 drive(&mut state, e[c], hold, |s, strain, h| {
-                    ch.update(&m.in_plane_models, s, strain, 0.0, k[c], 0.0, h);
+                    ch.update(&m.in_plane_models, s, strain, 0.0, k[c], 0.0, h, f as u32);
                 });
                 state
             })

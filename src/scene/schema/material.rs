@@ -51,6 +51,9 @@ pub struct FrictionSpec<T> {
     pub tau: Option<T>,
     /// Decades of log time the dwell spreads over (model/decay.rs), 0-6.
     pub spread: Option<T>,
+    /// Decades the dwell's time constant scatters over from element to
+    /// element (model/decay.rs `scatter`), 0-6.
+    pub scatter: Option<T>,
     /// Dahl: `sigma_max = dahl_a + dahl_b |eps|`, time constant in strain units.
     pub dahl_a: Option<T>,
     pub dahl_b: Option<T>,
@@ -79,6 +82,7 @@ impl<T> Default for FrictionSpec<T> {
             eps_inf: None,
             tau: None,
             spread: None,
+            scatter: None,
             dahl_a: None,
             dahl_b: None,
             dahl_tau: None,
