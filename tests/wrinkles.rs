@@ -424,6 +424,38 @@ fn the_standard_crease_recovery_test_recovers_less_after_a_long_press() {
     assert!((t1000 / t1 - 1.0).abs() <= 0.01, "{t1} -> {t1000}");
 }
 
+/// The recovery experiment `exp` run with `sets` (on the CPU, into a
+/// folder named by `tag`): each variant's recovery (%), in order, and the
+/// least-squares line of recovery against log10 of the hold: its slope
+/// and R^2.
+fn recovery_against_log_hold(exp: &crease::experiment::Experiment, sets: &[String], tag: &str) -> (Vec<f64>, f64, f64) {
+    let dir = std::env::temp_dir().join(format!("crease-{tag}-{}", std::process::id()));
+    let renderer = crease::render::Renderer::Cpu;
+    let result = crease::experiment::run(exp, sets, &dir, &|s| Ok(cpu(s)), &renderer, &mut |_, _| {}).unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    let points: Vec<(f64, f64)> = result["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| {
+            let d = &v["derived"];
+            (
+                d["hold_material_seconds"].as_f64().unwrap().log10(),
+                d["recovery_percent"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    let n = points.len() as f64;
+    let (mx, my) = (
+        points.iter().map(|p| p.0).sum::<f64>() / n,
+        points.iter().map(|p| p.1).sum::<f64>() / n,
+    );
+    let sxy: f64 = points.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    let sxx: f64 = points.iter().map(|p| (p.0 - mx).powi(2)).sum();
+    let syy: f64 = points.iter().map(|p| (p.1 - my).powi(2)).sum();
+    (points.iter().map(|p| p.1).collect(), sxy / sxx, sxy * sxy / (sxx * syy))
+}
+
 /// Issue 23: a spread of hardening times (`bending_plasticity.spread`, 3
 /// decades of log time around the paper's 30 s) makes the plastic
 /// family's recovery fall steadily with log hold time. Over holds of 1 to
@@ -433,48 +465,21 @@ fn the_standard_crease_recovery_test_recovers_less_after_a_long_press() {
 /// then 69.1% from 300 s on). The friction family's recovery in this test
 /// is all or nothing, whatever the dwell's spread: a fold that slips at
 /// its release swings open to 92%, one that does not stays at 36% (the
-/// step between 10 and 30 s moves by no hold); a slope there needs a
-/// spread of thresholds (parallel stick-slip elements), not of times.
+/// step between 10 and 30 s moves by no hold); a slope there needs
+/// elements that lock at different holds (the scatter, next test).
 #[test]
 fn a_spread_of_hardening_times_makes_recovery_a_slope_in_log_hold_time() {
     let mut exp = crease::experiment::find("recovery").unwrap();
     exp.variants.retain(|v| v.name.starts_with("plastic-"));
     assert_eq!(exp.variants.len(), 7);
-    let renderer = crease::render::Renderer::Cpu;
     let fit = |spread: f64| -> f64 {
-        let dir = std::env::temp_dir().join(format!("crease-spread-{spread}-{}", std::process::id()));
         let sets = vec![
             "timeline.recover.duration=0.8".to_string(),
             format!("cloth.material.bending_plasticity.spread={spread}"),
         ];
-        let result = crease::experiment::run(&exp, &sets, &dir, &|s| Ok(cpu(s)), &renderer, &mut |_, _| {}).unwrap();
-        std::fs::remove_dir_all(&dir).ok();
-        let points: Vec<(f64, f64)> = result["variants"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| {
-                let d = &v["derived"];
-                (
-                    d["hold_material_seconds"].as_f64().unwrap().log10(),
-                    d["recovery_percent"].as_f64().unwrap(),
-                )
-            })
-            .collect();
-        let n = points.len() as f64;
-        let (mx, my) = (
-            points.iter().map(|p| p.0).sum::<f64>() / n,
-            points.iter().map(|p| p.1).sum::<f64>() / n,
-        );
-        let sxy: f64 = points.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
-        let (sxx, syy): (f64, f64) = (
-            points.iter().map(|p| (p.0 - mx).powi(2)).sum(),
-            points.iter().map(|p| (p.1 - my).powi(2)).sum(),
-        );
-        let r2 = sxy * sxy / (sxx * syy);
-        let recoveries: Vec<String> = points.iter().map(|p| format!("{:.1}", p.1)).collect();
-        println!("spread {spread}: recovery {} %, R^2 {r2:.3}", recoveries.join(", "));
-        assert!(sxy < 0.0, "recovery must fall with the hold");
+        let (recovery, slope, r2) = recovery_against_log_hold(&exp, &sets, &format!("spread-{spread}"));
+        println!("spread {spread}: recovery {recovery:.1?} %, R^2 {r2:.3}");
+        assert!(slope < 0.0, "recovery must fall with the hold");
         r2
     };
     let (spread, single) = (fit(3.0), fit(0.0));
@@ -498,38 +503,13 @@ fn scattered_dwell_times_make_the_friction_recovery_fall_in_steps_over_log_hold_
     let mut exp = crease::experiment::find("recovery").unwrap();
     exp.variants.retain(|v| v.name.starts_with("friction-"));
     assert_eq!(exp.variants.len(), 7);
-    let renderer = crease::render::Renderer::Cpu;
     let curve = |scatter: f64| -> (Vec<f64>, f64) {
-        let dir = std::env::temp_dir().join(format!("crease-scatter-{scatter}-{}", std::process::id()));
         let sets = vec![
             "timeline.recover.duration=0.8".to_string(),
             "cloth.mesh.grid.resolution=[20, 10]".to_string(),
             format!("cloth.material.bending_friction.scatter={scatter}"),
         ];
-        let result = crease::experiment::run(&exp, &sets, &dir, &|s| Ok(cpu(s)), &renderer, &mut |_, _| {}).unwrap();
-        std::fs::remove_dir_all(&dir).ok();
-        let points: Vec<(f64, f64)> = result["variants"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| {
-                let d = &v["derived"];
-                (
-                    d["hold_material_seconds"].as_f64().unwrap().log10(),
-                    d["recovery_percent"].as_f64().unwrap(),
-                )
-            })
-            .collect();
-        let n = points.len() as f64;
-        let (mx, my) = (
-            points.iter().map(|p| p.0).sum::<f64>() / n,
-            points.iter().map(|p| p.1).sum::<f64>() / n,
-        );
-        let sxy: f64 = points.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
-        let sxx: f64 = points.iter().map(|p| (p.0 - mx).powi(2)).sum();
-        let syy: f64 = points.iter().map(|p| (p.1 - my).powi(2)).sum();
-        let recovery: Vec<f64> = points.iter().map(|p| p.1).collect();
-        let r2 = sxy * sxy / (sxx * syy);
+        let (recovery, _, r2) = recovery_against_log_hold(&exp, &sets, &format!("scatter-{scatter}"));
         println!("scatter {scatter}: recovery {recovery:.1?} %, R^2 {r2:.3}");
         (recovery, r2)
     };
