@@ -141,7 +141,7 @@ pub fn analyse(out_dir: &Path, result: &mut Value) -> Result<()> {
             "recovery_angle": recovered,
             "recovery_material_seconds": material[material.len() - 1] - material[release],
         });
-        let family = name.rsplit_once('-').map_or(name.as_str(), |(f, _)| f).to_string();
+        let family = name.rsplit_once('-').map_or(name.as_str(), |(f, _)| f);
         if family == "cotton" {
             curves.push(Series {
                 name: name.clone(),
@@ -149,14 +149,7 @@ pub fn analyse(out_dir: &Path, result: &mut Value) -> Result<()> {
                 markers: false,
             });
         }
-        match families.iter_mut().find(|s| s.name == family) {
-            Some(s) => s.points.push((hold, recovered)),
-            None => families.push(Series {
-                name: family,
-                points: vec![(hold, recovered)],
-                markers: true,
-            }),
-        }
+        super::add_point(&mut families, family, (hold, recovered));
     }
     let charts = [
         Chart {

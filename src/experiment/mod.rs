@@ -148,6 +148,19 @@ fn unroll_variants() -> Vec<Variant> {
     v
 }
 
+/// Adds `point` to the line named `name` in `series`, starting that line
+/// (with markers) if there is none yet: a chart's line per variant family.
+fn add_point(series: &mut Vec<crate::plot::Series>, name: &str, point: (f64, f64)) {
+    match series.iter_mut().find(|s| s.name == name) {
+        Some(s) => s.points.push(point),
+        None => series.push(crate::plot::Series {
+            name: name.to_string(),
+            points: vec![point],
+            markers: true,
+        }),
+    }
+}
+
 /// Size of one variant's picture on the contact sheet.
 const TILE: (u32, u32) = (400, 300);
 

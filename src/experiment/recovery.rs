@@ -81,15 +81,8 @@ pub fn analyse(out_dir: &Path, result: &mut Value) -> Result<()> {
             "residual_angle": residual,
             "recovery_percent": recovery,
         });
-        let family = name.split('-').next().unwrap_or_default().to_string();
-        match families.iter_mut().find(|s| s.name == family) {
-            Some(s) => s.points.push((hold, recovery)),
-            None => families.push(Series {
-                name: family,
-                points: vec![(hold, recovery)],
-                markers: true,
-            }),
-        }
+        let family = name.split('-').next().unwrap_or_default();
+        super::add_point(&mut families, family, (hold, recovery));
     }
     let chart = Chart {
         title: "Crease recovery after a hold (Fig. 1 c/d)".into(),

@@ -33,6 +33,8 @@ pub struct GpuBackend {
     /// What the step being run has: enabled obstacles, proximity pairs.
     pub(super) obstacles_on: bool,
     pub(super) pairs_on: bool,
+    /// The loads the `load` buffer holds (uploaded when they change).
+    pub(super) loads: Vec<crate::step::VertexLoad>,
     pub(super) recorder: Recorder,
     /// Workgroups per dispatch row (see `kernel::dispatch`).
     pub(super) row: u32,
@@ -84,6 +86,7 @@ impl GpuBackend {
             shape_operator,
             obstacles_on: false,
             pairs_on: false,
+            loads: Vec::new(),
             recorder: Recorder::new(),
             row,
         })

@@ -164,12 +164,13 @@ impl Executor for GpuBackend {
             }
             q.write_buffer(&self.buffers["stick"], 0, bytemuck::cast_slice(&stick));
         }
-        if !input.loads.is_empty() {
+        if !input.loads.is_empty() && input.loads != self.loads {
             let mut load = vec![[0.0f32; 4]; n];
             for l in input.loads {
                 load[l.vertex as usize] = [l.force.x, l.force.y, l.force.z, 0.0].map(|c| c as f32);
             }
             q.write_buffer(&self.buffers["load"], 0, bytemuck::cast_slice(&load));
+            self.loads = input.loads.to_vec();
         }
         Ok(())
     }

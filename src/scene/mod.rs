@@ -3,17 +3,20 @@
 
 mod cloth_mesh;
 mod frames;
+mod loads;
 mod material;
 mod obstacles;
 mod output_interval;
 mod overrides;
 mod resolve;
+mod resolved;
 pub mod roll;
 pub mod schema;
 mod strict_json;
 mod usd_body;
 
-pub use resolve::{Attach, Axis, Handle, Load, Phase, Scene, Sticking};
+pub use loads::Load;
+pub use resolved::{Attach, Axis, Handle, Phase, Scene, Sticking};
 pub use schema::{Action, Format, Motion, ObstacleAction, RotateSpec};
 
 use crate::error::{Error, Result};

@@ -1,157 +1,19 @@
 //! Validation of a parsed scene file and construction of the resolved
-//! [`Scene`]: defaults filled, mesh built, handles selected, phases counted in
-//! steps. Every error names the scene, the field and what to do.
+//! [`Scene`] (resolved.rs): defaults filled, mesh built, handles selected,
+//! phases counted in steps. Every error names the scene, the field and
+//! what to do.
 
 use super::cloth_mesh::{build_mesh, select};
 use super::output_interval::output_interval;
-use super::schema::{Action, Format, LoadAction, MeshSpec, ObstacleAction, SceneFile};
+use super::resolved::{Attach, Axis, Handle, Phase, Scene, Sticking};
+use super::schema::{Action, MeshSpec, ObstacleAction, SceneFile};
 use crate::cloth::Cloth;
-use crate::collide::attach::Ride;
 use crate::collide::{Obstacle, Pose};
 use crate::error::{Error, Result};
 use crate::model::bending::BendingModel;
-use crate::step::{Preconditioner, SelfCollision, SolverSettings, StepInput, StrainLimit, VertexLoad};
+use crate::step::Preconditioner;
 use glam::DVec3;
 use std::path::Path;
-
-/// A line in space.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Axis {
-    pub point: DVec3,
-    /// Unit direction.
-    pub direction: DVec3,
-}
-
-#[derive(Clone, Debug)]
-pub struct Handle {
-    pub name: String,
-    /// Selected vertices, sorted, unique.
-    pub vertices: Vec<u32>,
-    /// Axis for the reported reaction torque, if any.
-    pub torque_axis: Option<Axis>,
-    /// The obstacle the handle rides on, if any.
-    pub attach: Option<Attach>,
-}
-
-/// A handle riding on an obstacle.
-#[derive(Clone, Debug)]
-pub struct Attach {
-    /// The obstacle's index in `Scene::obstacles`.
-    pub obstacle: usize,
-    /// How the handle's vertices ride on it from the start.
-    pub ride: Ride,
-}
-
-#[derive(Clone, Debug)]
-pub struct Phase {
-    pub name: String,
-    /// Number of time steps (duration / dt, rounded, at least 1).
-    pub steps: u64,
-    /// Material seconds the phase stands for (its duration unless a
-    /// `material_time` is given).
-    pub material_time: f64,
-    /// Per handle (same order as `Scene::handles`): the action, or `None` to
-    /// keep the handle's state.
-    pub actions: Vec<Option<Action>>,
-    /// Per obstacle (same order as `Scene::obstacles`), likewise.
-    pub obstacle_actions: Vec<Option<ObstacleAction>>,
-    /// Sticking switched off (`false`) or on again, or `None` to keep it.
-    pub sticking: Option<bool>,
-    /// Per load (same order as `Scene::loads`): its scale at the phase's
-    /// start and end (1: the full force; linear in between).
-    pub load_scales: Vec<[f64; 2]>,
-}
-
-/// A scene load: its force shared by its vertices in proportion to their
-/// mass.
-#[derive(Clone, Debug)]
-pub struct Load {
-    pub name: String,
-    /// The total force, N.
-    pub force: DVec3,
-    /// Each selected vertex's share, by vertex.
-    pub shares: Vec<VertexLoad>,
-}
-
-/// The scene's sticking (sim/sticking.rs).
-#[derive(Clone, Debug)]
-pub struct Sticking {
-    /// Adhering vertices, sorted, unique.
-    pub vertices: Vec<u32>,
-    /// The cloth's sticky faces (indices, ascending).
-    pub sticky_faces: Vec<u32>,
-    pub stiffness: f64,
-    pub tolerance: f64,
-    pub release: f64,
-}
-
-/// A validated scene, ready to simulate.
-#[derive(Clone, Debug)]
-pub struct Scene {
-    /// Short name (built-in name or file stem).
-    pub name: String,
-    /// Where it came from, for messages.
-    pub source: String,
-    pub description: String,
-    /// FNV-1a of the scene's JSON after the overrides (a checkpoint is
-    /// resumed only into the same scene).
-    pub digest: u64,
-    pub dt: f64,
-    pub gravity: DVec3,
-    pub solver: SolverSettings,
-    pub self_collision: SelfCollision,
-    pub strain_limit: Option<StrainLimit>,
-    pub air: crate::model::air::Air,
-    pub integrator: crate::step::Integrator,
-    pub sticking: Option<Sticking>,
-    pub cloth: std::sync::Arc<Cloth>,
-    pub handles: Vec<Handle>,
-    pub obstacles: Vec<Obstacle>,
-    pub loads: Vec<Load>,
-    pub phases: Vec<Phase>,
-    /// Simulated seconds between output frames: a whole number of steps.
-    pub frame_interval: f64,
-    /// What a run writes, each once.
-    pub formats: Vec<Format>,
-    /// What loads but looks wrong, each a sentence naming its field (the
-    /// commands print them).
-    pub warnings: Vec<String>,
-}
-
-impl Scene {
-    /// Total steps of the timeline.
-    pub fn total_steps(&self) -> u64 {
-        self.phases.iter().map(|p| p.steps).sum()
-    }
-
-    /// Steps between output frames (at least 1; the interval is checked to
-    /// be a whole number of them).
-    pub fn frame_steps(&self) -> u64 {
-        ((self.frame_interval / self.dt).round() as u64).max(1)
-    }
-
-    /// A step of the scene's settings with nothing held, no obstacles and no
-    /// sticking springs (tests and validation fill in what they need).
-    pub fn unconstrained_step(&self) -> StepInput<'_> {
-        StepInput {
-            dt: self.dt,
-            material_dt: self.dt,
-            gravity: self.gravity,
-            pinned: &[],
-            targets: &[],
-            solver: self.solver,
-            grids: &[],
-            bodies: &[],
-            obstacles: &[],
-            self_collision: self.self_collision,
-            strain_limit: self.strain_limit,
-            air: self.air,
-            integrator: self.integrator,
-            sticks: &[],
-            loads: &[],
-        }
-    }
-}
 
 fn vec3(a: [f64; 3]) -> DVec3 {
     DVec3::from_array(a)
@@ -389,39 +251,7 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
         }
     };
 
-    let mut loads = Vec::new();
-    let mut scales = Vec::new();
-    for (lname, spec) in &f.loads {
-        let field = format!("loads.{lname}");
-        let force = finite3(&format!("{field}.force"), spec.force)?;
-        if force.length() > MAX_LOAD {
-            return Err(err(
-                &format!("{field}.force"),
-                format!("must be at most {MAX_LOAD:e} N long, got {:?}", spec.force),
-            ));
-        }
-        let vertices = select(&cloth.mesh, &spec.select).map_err(|m| err(&format!("{field}.select"), m))?;
-        if vertices.is_empty() {
-            return Err(err(
-                &format!("{field}.select"),
-                "selects no vertex: widen the box or check the indices".into(),
-            ));
-        }
-        let mass: f64 = vertices.iter().map(|&v| cloth.mass[v as usize]).sum();
-        let shares = vertices
-            .iter()
-            .map(|&v| VertexLoad {
-                vertex: v,
-                force: force * (cloth.mass[v as usize] / mass),
-            })
-            .collect();
-        loads.push(Load {
-            name: lname.clone(),
-            force,
-            shares,
-        });
-        scales.push(f64::from(u8::from(spec.enabled)));
-    }
+    let (loads, mut scales) = super::loads::resolve(label, &f.loads, &cloth, &finite3)?;
 
     if f.timeline.is_empty() {
         return Err(err("timeline", "needs at least one phase".into()));
@@ -543,47 +373,10 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
             }
             obstacle_actions[k] = Some(action.clone());
         }
-        // Where a load ramps in this phase, its scale at the start.
-        let mut ramps = vec![None; loads.len()];
-        for (lname, action) in &p.loads {
-            let k = loads.iter().position(|l| &l.name == lname).ok_or_else(|| {
-                let known: Vec<&str> = loads.iter().map(|l| l.name.as_str()).collect();
-                err(
-                    &field(&format!("loads.{lname}")),
-                    match known.is_empty() {
-                        true => format!("no load named `{lname}`: the scene has no `loads`"),
-                        false => format!("no load named `{lname}` (loads: {})", known.join(", ")),
-                    },
-                )
-            })?;
-            let start = scales[k];
-            scales[k] = match *action {
-                LoadAction::Add => 1.0,
-                LoadAction::Remove => 0.0,
-                LoadAction::Ramp(r) => {
-                    if !(r.is_finite() && r >= 0.0 && r * loads[k].force.length() <= MAX_LOAD) {
-                        return Err(err(
-                            &field(&format!("loads.{lname}")),
-                            format!(
-                                "must be \"add\", \"remove\" or a scale of the load from 0 up (at most \
-                                 {MAX_LOAD:e} N in all), got {r}"
-                            ),
-                        ));
-                    }
-                    r
-                }
-            };
-            ramps[k] = match action {
-                LoadAction::Ramp(_) => Some(start),
-                _ => None,
-            };
-        }
+        let load_scales = super::loads::phase_scales(&loads, &p.loads, &mut scales)
+            .map_err(|(lname, m)| err(&field(&format!("loads.{lname}")), m))?;
         phases.push(Phase {
-            load_scales: scales
-                .iter()
-                .zip(&ramps)
-                .map(|(&end, start)| [start.unwrap_or(end), end])
-                .collect(),
+            load_scales,
             name: p.name.clone(),
             obstacle_actions,
             sticking: p.sticking,
@@ -645,8 +438,6 @@ const MAX_PHASE_STEPS: f64 = 1e9;
 const MAX_GRAVITY: f64 = 1e3;
 const MAX_DAMPING: f64 = 1e3;
 const MAX_TRANSLATE: f64 = 1e6;
-/// The largest load, N: a hundred tonnes, far past any press of cloth.
-const MAX_LOAD: f64 = 1e6;
 
 /// Binds `vertices` (at `x`) to obstacle `name` where it is at the start.
 fn attach(obstacles: &[Obstacle], name: &str, vertices: &[u32], x: &[DVec3]) -> std::result::Result<Attach, String> {
