@@ -247,10 +247,7 @@ impl App<'_> {
             )
             .map_err(|e| Error::Gpu(format!("opening the preview window: {e}")))?;
         let window = Arc::new(window);
-        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
-            backends: wgpu::Backends::VULKAN | wgpu::Backends::METAL | wgpu::Backends::DX12,
-            ..wgpu::InstanceDescriptor::new_without_display_handle_from_env()
-        });
+        let instance = crate::gpu::context::instance();
         let surface = instance
             .create_surface(Arc::clone(&window))
             .map_err(|e| Error::Gpu(format!("a surface for the preview window: {e}")))?;

@@ -4,7 +4,7 @@
 use super::shaders;
 use crate::error::{Error, Result};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 pub struct GpuContext {
     pub adapter: wgpu::AdapterInfo,
@@ -16,11 +16,21 @@ pub struct GpuContext {
     fault: Arc<Mutex<Option<String>>>,
 }
 
-fn instance() -> wgpu::Instance {
-    wgpu::Instance::new(wgpu::InstanceDescriptor {
-        backends: wgpu::Backends::VULKAN | wgpu::Backends::METAL | wgpu::Backends::DX12,
-        ..wgpu::InstanceDescriptor::new_without_display_handle_from_env()
-    })
+/// The process's one wgpu instance, never dropped. Each instance dropped
+/// lets the Vulkan loader unload the driver; NVIDIA's driver leaves worker
+/// threads running for a moment after that, which then jump into unmapped
+/// code: contexts opened and closed on several threads (tests, parallel
+/// variants) crashed with SIGSEGV on an H200 until they shared this one.
+pub(crate) fn instance() -> wgpu::Instance {
+    static INSTANCE: OnceLock<wgpu::Instance> = OnceLock::new();
+    INSTANCE
+        .get_or_init(|| {
+            wgpu::Instance::new(wgpu::InstanceDescriptor {
+                backends: wgpu::Backends::VULKAN | wgpu::Backends::METAL | wgpu::Backends::DX12,
+                ..wgpu::InstanceDescriptor::new_without_display_handle_from_env()
+            })
+        })
+        .clone()
 }
 
 /// Every adapter wgpu sees (for `crease info`).
