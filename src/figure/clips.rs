@@ -29,6 +29,11 @@ pub enum Clip {
 /// (their contact thickness on both, and a fold).
 pub const SEAT_GAP: f64 = 0.015;
 
+/// The seat's footprint, m: x from -0.26 to 0.26 and z from -0.62 to the
+/// front face at -0.12, just behind the standing calves. The seated
+/// buttocks bear on it from z = -0.33 back.
+pub const SEAT_FOOTPRINT: [[f64; 2]; 2] = [[-0.26, -0.62], [0.26, -0.12]];
+
 pub const CLIPS: [Clip; 4] = [Clip::APose, Clip::LiftLeg, Clip::Sit, Clip::BendArms];
 
 /// How long a clip takes to reach its pose, holds it and comes back, s.
@@ -179,7 +184,8 @@ impl Clip {
 /// seated skin, [`SEAT_GAP`] below its lowest point there, behind the
 /// standing legs.
 pub fn seat(m: &Mannequin) -> (DVec3, DVec3) {
-    let (lo, hi) = (DVec3::new(-0.26, 0.0, -0.62), DVec3::new(0.26, 0.0, -0.12));
+    let [[x0, z0], [x1, z1]] = SEAT_FOOTPRINT;
+    let (lo, hi) = (DVec3::new(x0, 0.0, z0), DVec3::new(x1, 0.0, z1));
     let seated = m.posed(&Clip::Sit.pose(1.0));
     let bottom = seated
         .iter()

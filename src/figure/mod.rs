@@ -16,9 +16,9 @@ use crate::util::Fnv;
 use clips::{Clip, Timing};
 use std::path::{Path, PathBuf};
 
-/// Bumped when the mannequin's making changes in a way its parts, joints
-/// and held pose do not show (meshing, skinning, untangling, the way to
-/// the pose): cached clips made before are then made again.
+/// Bumped when the mannequin's making changes in a way its parts, joints,
+/// held pose and seat do not show (meshing, skinning, untangling, the way
+/// to the pose): cached clips made before are then made again.
 const VERSION: u32 = 2;
 
 /// Writes `clip` into `dir` (see [`clips::write`]); the number of frames.
@@ -33,10 +33,12 @@ pub fn write_clip(clip: Clip, timing: &Timing, fps: f64, dir: &Path) -> Result<u
 pub fn cached_clip(clip: Clip, timing: &Timing, fps: f64) -> Result<PathBuf> {
     let bones: Vec<_> = skeleton::BONES.iter().map(|b| (b, b.joint())).collect();
     let recipe = format!(
-        "{VERSION} {:?} {bones:?} {} {:?} {timing:?} {fps}",
+        "{VERSION} {:?} {bones:?} {} {:?} {timing:?} {fps} {:?} {}",
         shape::parts(),
         clip.name(),
-        clip.pose(1.0)
+        clip.pose(1.0),
+        clips::SEAT_FOOTPRINT,
+        clips::SEAT_GAP
     );
     let key = Fnv::default().bytes(recipe.as_bytes()).finish();
     let root = cache_dir().join("mannequin");
