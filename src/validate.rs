@@ -225,7 +225,12 @@ impl Backend for Tandem {
         checks.push(StepCheck {
             step,
             forces: relative(&f_gpu, &f_cpu, None, self.force_floor),
-            dv: relative(&dv_gpu, &dv_cpu, Some(&resolution), self.force_floor / self.mean_mass * input.dt),
+            dv: relative(
+                &dv_gpu,
+                &dv_cpu,
+                Some(&resolution),
+                self.force_floor / self.mean_mass * input.dt,
+            ),
             channels: agreement,
             position,
             depths,
