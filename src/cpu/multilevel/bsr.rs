@@ -152,7 +152,7 @@ impl Single {
         thread_local! {
             static SINGLE: RefCell<Vec<Vec3A>> = const { RefCell::new(Vec::new()) };
         }
-        SINGLE.with_borrow_mut(|xs| {
+        let mut product = |xs: &mut Vec<Vec3A>| {
             xs.clear();
             xs.par_extend(x.par_iter().with_min_len(1024).map(|v| v.as_vec3a()));
             let xs = &xs[..];
@@ -164,6 +164,12 @@ impl Single {
                     .fold(Vec3A::ZERO, |s, (&j, a)| s + *a * xs[j as usize]);
                 *yi = sum.as_dvec3();
             });
+        };
+        // A thread waiting inside a product may run another solve's (rayon
+        // steals work while it waits): that one takes a buffer of its own.
+        SINGLE.with(|buffer| match buffer.try_borrow_mut() {
+            Ok(mut xs) => product(&mut xs),
+            Err(_) => product(&mut Vec::new()),
         });
     }
 }
