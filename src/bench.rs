@@ -27,9 +27,9 @@ pub struct BenchRow {
     pub strain_limit_ms: f64,
     /// The obstacles' response and post-process.
     pub obstacles_ms: f64,
-    /// Self-collision: the search on the host and the correction.
+    /// Self-collision: the search and the correction.
     pub self_collision_ms: f64,
-    /// The positions' readback for that search (GPU).
+    /// The wait for the pair count the GPU's search reads back.
     pub readback_ms: f64,
     /// Vertices in contact per step.
     pub contacts: f64,

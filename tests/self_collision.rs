@@ -257,3 +257,123 @@ fn two_sheets_dropped_on_each_other_come_to_rest_stacked() {
     assert!(upper - lower >= 0.001, "not stacked: {lower} {upper}");
     assert_eq!(intersecting_pairs(&cloth.mesh.faces, &x), 0);
 }
+
+/// Whether `p` is within a relative 1e-4 of one of the search's thresholds
+/// at positions `x` (rest `rest`), in f64: its distance or its rest
+/// distance near `t`, or (an edge-edge pair) a closest point near an
+/// edge's end or the edges near parallel. There the device's f32 and the
+/// host's f64 may decide differently.
+fn marginal(p: &proximity::Pair, x: &[DVec3], rest: &[DVec3], t: f64) -> bool {
+    let near = |a: f64, b: f64| (a - b).abs() < 1e-4 * b;
+    let (d, r) = (p.relative(x).length(), p.relative(rest).length());
+    if near(d, t) || near(r, t) {
+        return true;
+    }
+    let edge_edge = p.c[0] != 1.0;
+    let (s, u) = (p.c[1], -p.c[3]);
+    let [a, b, c, e] = p.v.map(|v| x[v as usize]);
+    let sin2 = (b - a).cross(e - c).length_squared() / ((b - a).length_squared() * (e - c).length_squared());
+    edge_edge && (s.min(1.0 - s).min(u).min(1.0 - u) < 1e-4 || sin2 < 1e-5)
+}
+
+/// The device's search (shaders/proximity.wgsl) finds the host's pairs
+/// (collide/proximity.rs), in the host's order, with the same weights,
+/// normals and separations to f32's precision, and the same incidence
+/// (the host's, built from the device's pairs): on a sheet crumpled to
+/// 40% of its size with its vertices jittered by about the thickness, and
+/// one vertex thrown 6 m away (its triangles are larger than the grid's
+/// cell, the boxes a device lists apart). Thousands of pairs, more than the
+/// device's first buffers hold (they grow). The two may disagree only on
+/// pairs within 1e-4 of a threshold, checked in f64.
+#[test]
+fn the_device_finds_the_pairs_the_host_finds() {
+    if !common::have_gpu() {
+        return;
+    }
+    let sheet = grid(
+        0.2,
+        0.2,
+        40,
+        40,
+        Pattern::Alternating,
+        DVec3::ZERO,
+        (DVec3::X, DVec3::Z),
+    );
+    let material = crease::model::material::preset("cotton").unwrap();
+    let cloth = Arc::new(Cloth::new(sheet.clone(), material, 0.0, DVec3::X).unwrap());
+    let mut seed = 7u64;
+    let mut rnd = || {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (seed >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+    };
+    let rest = &sheet.positions;
+    let mut x: Vec<DVec3> = rest
+        .iter()
+        .map(|p| *p * DVec3::new(0.4, 1.0, 0.4) + DVec3::new(rnd(), rnd(), rnd()) * 0.004)
+        .collect();
+    x[900] = DVec3::new(3.0, -2.0, 5.0);
+    let t = 0.002;
+    let host = proximity::find(&sheet.faces, &cloth.topology.edges, &x, rest, t);
+    let mut gpu = crease::gpu::GpuBackend::new(Arc::clone(&cloth)).unwrap();
+    let zero = vec![DVec3::ZERO; x.len()];
+    gpu.set_state(&x, &zero, &zero);
+    let device = gpu.proximity(t).unwrap();
+    // A vertex-triangle pair and an edge-edge pair may have the same vertices.
+    let key = |p: &proximity::Pair| (p.c[0] != 1.0, p.v);
+    let on_host: std::collections::HashMap<(bool, [u32; 4]), &proximity::Pair> =
+        host.pairs.iter().map(|p| (key(p), p)).collect();
+    let on_device: std::collections::HashMap<(bool, [u32; 4]), &proximity::Pair> =
+        device.pairs.iter().map(|p| (key(p), p)).collect();
+    let huge = device.pairs.iter().filter(|p| p.v.contains(&900)).count();
+    println!(
+        "host {} pairs, device {} ({huge} with the far vertex)",
+        host.pairs.len(),
+        device.pairs.len()
+    );
+    assert!(host.pairs.len() > 4 * x.len(), "{} pairs", host.pairs.len());
+    assert_eq!(on_device.len(), device.pairs.len(), "a pair listed twice");
+    let mut disagree = 0;
+    for (k, p) in &on_host {
+        match on_device.get(k) {
+            Some(q) => {
+                // The far vertex's triangles are metres long: f32 keeps
+                // their points to a micrometre, which is all it must.
+                if marginal(p, &x, rest, t) || p.v.contains(&900) {
+                    continue;
+                }
+                let dc = (0..4).map(|j| (p.c[j] - q.c[j]).abs()).fold(0.0, f64::max);
+                assert!(
+                    dc < 1e-3,
+                    "{k:?}: weights {:?} on the host, {:?} on the device",
+                    p.c,
+                    q.c
+                );
+                assert!((p.d - q.d).abs() < 1e-6, "{k:?}: separation {} vs {}", p.d, q.d);
+                if p.d > 0.01 * t {
+                    assert!((p.n - q.n).length() < 1e-3, "{k:?}: normal {} vs {}", p.n, q.n);
+                }
+            }
+            None => {
+                assert!(marginal(p, &x, rest, t), "the device misses {p:?}");
+                disagree += 1;
+            }
+        }
+    }
+    for (k, q) in &on_device {
+        if !on_host.contains_key(k) {
+            assert!(marginal(q, &x, rest, t), "the device adds {q:?}");
+            disagree += 1;
+        }
+    }
+    println!("{disagree} marginal pairs on one side only");
+    let order = |list: &[proximity::Pair], other: &std::collections::HashMap<(bool, [u32; 4]), &proximity::Pair>| {
+        list.iter()
+            .map(key)
+            .filter(|k| other.contains_key(k))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(order(&host.pairs, &on_device), order(&device.pairs, &on_host));
+    let rebuilt = proximity::Proximity::new(device.pairs.clone(), x.len());
+    assert_eq!(device.offsets, rebuilt.offsets);
+    assert_eq!(device.entries, rebuilt.entries);
+}

@@ -4,12 +4,11 @@
 use super::repulsion::Repulsion;
 use super::{CpuBackend, collide, gather, hessian, integrate, pcg, strain_limit};
 use crate::collide::ContactReport;
-use crate::collide::proximity::Proximity;
+use crate::collide::proximity::{self, Proximity};
 use crate::error::{Error, Result};
-use crate::step::sequence::{Executor, Solve};
+use crate::step::sequence::{Executor, Found, Solve};
 use crate::step::{Preconditioner, Scales, StepInput, StepReport, StrainLimit};
 use glam::DVec3;
-use std::borrow::Cow;
 use std::sync::Arc;
 
 /// The step's repulsion springs, when it has proximity pairs.
@@ -25,12 +24,18 @@ fn repulsion<'a>(prox: &'a Proximity, input: &StepInput, scale: f64) -> Option<R
 }
 
 impl Executor for CpuBackend {
-    fn start_positions(&self) -> Result<Cow<'_, [DVec3]>> {
-        Ok(Cow::Borrowed(&self.x))
+    fn find_pairs(&mut self, input: &StepInput) -> Result<Found> {
+        let mesh = &self.cloth.mesh;
+        let t = input.self_collision.thickness;
+        self.found = proximity::find(&mesh.faces, &self.cloth.topology.edges, &self.x, &mesh.positions, t);
+        Ok(Found {
+            pairs: self.found.pairs.len(),
+            readback_ms: 0.0,
+        })
     }
 
-    fn load(&mut self, input: &StepInput, prox: Proximity, spring_scale: f64) -> Result<()> {
-        self.prox = prox;
+    fn load(&mut self, input: &StepInput, spring_scale: f64) -> Result<()> {
+        self.prox = std::mem::take(&mut self.found);
         self.spring_scale = spring_scale;
         self.stick.fill(0.0);
         for st in input.sticks {

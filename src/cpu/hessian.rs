@@ -150,7 +150,6 @@ mod tests {
     use super::super::repulsion::Repulsion;
     use super::super::testing::patch;
     use super::*;
-    use crate::collide::proximity;
     use crate::model::air::Air;
     use crate::model::bending::{dihedral, dihedral_gradient};
     use crate::model::channel::{Channels, FrictionModel};
@@ -397,15 +396,9 @@ mod tests {
         let scales = Scales::new(h, 1.0, alpha);
         let mut b = CpuBackend::new(Arc::clone(&cloth));
         b.set_state(&x, &v);
-        let prox = proximity::find(
-            &cloth.mesh.faces,
-            &cloth.topology.edges,
-            &x,
-            &cloth.mesh.positions,
-            sc.thickness,
-        );
-        assert!(prox.pairs.len() >= 10, "{} pairs", prox.pairs.len());
-        b.load(&input, prox, h * h).unwrap();
+        let found = b.find_pairs(&input).unwrap();
+        assert!(found.pairs >= 10, "{} pairs", found.pairs);
+        b.load(&input, h * h).unwrap();
         b.evaluate(&input, &scales).unwrap();
         let ch = b.channels().unwrap();
         let slipping = ch.faces.iter().flatten().filter(|c| c.friction.slip).count();

@@ -70,7 +70,9 @@ pub struct CpuBackend {
     stick_target: Vec<DVec3>,
     /// Each vertex's unit normal, for the air's forces.
     normals: Vec<DVec3>,
-    /// The step's self-collision pairs and their springs' system factor.
+    /// The self-collision pairs the last search found (taken by the
+    /// step's `load`), the step's pairs and their springs' system factor.
+    found: Proximity,
     prox: Proximity,
     spring_scale: f64,
     scratch: hessian::Scratch,
@@ -113,6 +115,7 @@ impl CpuBackend {
             stick: vec![0.0; n],
             stick_target: vec![DVec3::ZERO; n],
             normals: vec![DVec3::ZERO; n],
+            found: Proximity::default(),
             prox: Proximity::default(),
             spring_scale: 0.0,
             scratch: hessian::Scratch::new(&cloth),

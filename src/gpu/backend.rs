@@ -7,9 +7,10 @@
 use super::buffers::{Buffers, FACE_CHANNELS, STATE, vec4};
 use super::context::GpuContext;
 use super::kernel::Recorder;
-use super::kernels::{Build, Kernels, WgCollide, WgRepulsion, WgShapeOperator, WgStrainLimit};
-use super::layout::{Displacement, HingeHalf, PackedChannel, Params};
+use super::kernels::{Build, Kernels, WgCollide, WgProximity, WgRepulsion, WgShapeOperator, WgStrainLimit};
+use super::layout::{Displacement, HingeHalf, PackedChannel, PairGpu, Params};
 use crate::cloth::Cloth;
+use crate::collide::proximity::Proximity;
 use crate::error::{Error, Result};
 use crate::model::air::Air;
 use crate::model::channel::Channels;
@@ -27,6 +28,10 @@ pub struct GpuBackend {
     /// strain limiting.
     pub(super) collide: Option<WgCollide>,
     pub(super) repulsion: Option<WgRepulsion>,
+    /// Self-collision detection, built with `repulsion` (it fills its
+    /// buffers), and the pairs its last search found (taken by `load`).
+    pub(super) proximity: Option<WgProximity>,
+    pub(super) found: usize,
     pub(super) limiter: Option<WgStrainLimit>,
     /// The shape operator's coupling, when the cloth's bending model is it.
     pub(super) shape_operator: Option<WgShapeOperator>,
@@ -82,6 +87,8 @@ impl GpuBackend {
             kernels,
             collide: None,
             repulsion: None,
+            proximity: None,
+            found: 0,
             limiter: None,
             shape_operator,
             obstacles_on: false,
@@ -105,33 +112,59 @@ impl GpuBackend {
     /// Copies `count` elements of `buffer` back to the host (submitting
     /// whatever was recorded before).
     pub(super) fn read<T: Pod>(&self, buffer: &wgpu::Buffer, count: usize) -> Result<Vec<T>> {
-        let bytes = (count * size_of::<T>()) as u64;
-        if bytes == 0 {
-            return Ok(Vec::new());
-        }
+        self.read_at(buffer, 0, count)
+    }
+
+    /// Items `first..first + count` of `buffer`, through the staging
+    /// buffer in pieces of its size.
+    pub(super) fn read_at<T: Pod>(&self, buffer: &wgpu::Buffer, first: usize, count: usize) -> Result<Vec<T>> {
+        let size = size_of::<T>() as u64;
         let staging = &self.buffers["staging"];
-        self.recorder
-            .encode(&self.ctx, |e| e.copy_buffer_to_buffer(buffer, 0, staging, 0, bytes));
-        self.recorder.flush(&self.ctx);
-        let slice = staging.slice(0..bytes);
-        let (tx, rx) = std::sync::mpsc::channel();
-        slice.map_async(wgpu::MapMode::Read, move |r| {
-            let _ = tx.send(r);
-        });
-        self.ctx
-            .device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| Error::Gpu(format!("waiting for the device: {e}")))?;
-        rx.recv()
-            .map_err(|e| Error::Gpu(format!("readback: {e}")))?
-            .map_err(|e| Error::Gpu(format!("readback: {e}")))?;
-        let view = slice
-            .get_mapped_range()
-            .map_err(|e| Error::Gpu(format!("readback: {e}")))?;
-        let out = bytemuck::cast_slice::<u8, T>(&view).to_vec();
-        drop(view);
-        staging.unmap();
+        let piece = (staging.size() / size).max(1) * size;
+        let (mut at, end) = (first as u64 * size, (first + count) as u64 * size);
+        let mut out = Vec::with_capacity(count);
+        while at < end {
+            let bytes = piece.min(end - at);
+            self.recorder
+                .encode(&self.ctx, |e| e.copy_buffer_to_buffer(buffer, at, staging, 0, bytes));
+            self.recorder.flush(&self.ctx);
+            let slice = staging.slice(0..bytes);
+            let (tx, rx) = std::sync::mpsc::channel();
+            slice.map_async(wgpu::MapMode::Read, move |r| {
+                let _ = tx.send(r);
+            });
+            self.ctx
+                .device
+                .poll(wgpu::PollType::wait_indefinitely())
+                .map_err(|e| Error::Gpu(format!("waiting for the device: {e}")))?;
+            rx.recv()
+                .map_err(|e| Error::Gpu(format!("readback: {e}")))?
+                .map_err(|e| Error::Gpu(format!("readback: {e}")))?;
+            let view = slice
+                .get_mapped_range()
+                .map_err(|e| Error::Gpu(format!("readback: {e}")))?;
+            out.extend_from_slice(bytemuck::cast_slice::<u8, T>(&view));
+            drop(view);
+            staging.unmap();
+            at += bytes;
+        }
         Ok(out)
+    }
+
+    /// The self-collision pairs closer than `thickness` at the current
+    /// positions, searched on the device, with their incidence (to check
+    /// the search against the host's).
+    pub fn proximity(&mut self, thickness: f64) -> Result<Proximity> {
+        let found = self.search(thickness)?;
+        let n = self.cloth.vertex_count();
+        let pairs: Vec<PairGpu> = self.read(&self.buffers["pairs"], found.pairs)?;
+        let offsets: Vec<u32> = self.read(&self.buffers["pair_offsets"], n + 1)?;
+        let entries: Vec<[u32; 2]> = self.read(&self.buffers["pair_entries"], offsets[n] as usize)?;
+        Ok(Proximity {
+            pairs: pairs.iter().map(PairGpu::pair).collect(),
+            offsets,
+            entries: entries.iter().map(|e| (e[0], e[1])).collect(),
+        })
     }
 
     pub(super) fn read_vec3(&self, name: &str) -> Result<Vec<DVec3>> {

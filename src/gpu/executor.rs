@@ -5,16 +5,15 @@
 
 use super::backend::GpuBackend;
 use super::kernel::Pass;
-use super::kernels::{PCG, PLAIN, RHS, WgCollide, WgRepulsion, WgStrainLimit};
+use super::kernels::{PCG, PLAIN, RHS, WgCollide, WgProximity, WgRepulsion, WgStrainLimit};
 use super::layout::{Displacement, Params, Scalars};
 use crate::collide::ContactReport;
-use crate::collide::proximity::Proximity;
 use crate::error::{Error, Result};
-use crate::step::sequence::{Executor, Solve};
+use crate::step::sequence::{Executor, Found, Solve};
 use crate::step::{CORRECTION_ITERATIONS, Preconditioner, SOLVE_RESTARTS, Scales, StepInput, StepReport, StrainLimit};
 use bytemuck::Zeroable;
 use glam::DVec3;
-use std::borrow::Cow;
+use std::time::Instant;
 
 impl GpuBackend {
     /// Bytes of one per-vertex vec4 buffer.
@@ -99,18 +98,42 @@ impl GpuBackend {
         Ok(())
     }
 
-    /// Uploads a step's proximity pairs, first building (or rebuilding
-    /// larger) the repulsion kernels.
-    fn prepare_repulsion(&mut self, input: &StepInput, prox: &Proximity, scale: f64) -> Result<()> {
-        if !self.repulsion.as_ref().is_some_and(|r| r.holds(prox)) {
-            let n = self.cloth.vertex_count();
-            let r = WgRepulsion::new(&self.ctx, &mut self.buffers, self.row, n, prox.pairs.len())?;
-            self.repulsion = Some(r);
-            self.ctx.check()?;
+    /// Builds the repulsion and proximity kernels on first use, or again
+    /// with room for `pairs` pairs.
+    fn prepare_proximity(&mut self, pairs: usize) -> Result<()> {
+        if self.proximity.as_ref().is_some_and(|p| p.capacity() >= pairs) {
+            return Ok(());
         }
-        let held = !input.obstacles.is_empty();
-        WgRepulsion::upload(&self.ctx, &self.buffers, prox, &input.self_collision, scale, held);
-        Ok(())
+        let n = self.cloth.vertex_count();
+        let r = WgRepulsion::new(&self.ctx, &mut self.buffers, self.row, n, pairs)?;
+        let p = WgProximity::new(&self.ctx, &mut self.buffers, self.row, &self.cloth, r.pairs_capacity)?;
+        (self.repulsion, self.proximity) = (Some(r), Some(p));
+        self.ctx.check()
+    }
+
+    /// Searches the pairs closer than `thickness` at the current positions
+    /// into the repulsion's buffers (grown until they hold them all);
+    /// returns how many, and how long reading the count took once the
+    /// search was done.
+    pub(super) fn search(&mut self, thickness: f64) -> Result<Found> {
+        let (mut needed, mut readback_ms) = (0, 0.0);
+        loop {
+            self.prepare_proximity(needed)?;
+            let p = self.proximity.as_ref().expect("built above");
+            p.record(&self.ctx, &self.recorder, &self.buffers, thickness);
+            self.recorder.sync(&self.ctx)?;
+            let t = Instant::now();
+            let total = self.read_at::<u32>(&self.buffers["prox_query_start"], p.total_index(), 1)?[0] as usize;
+            readback_ms += t.elapsed().as_secs_f64() * 1e3;
+            if total <= p.capacity() {
+                self.found = total;
+                return Ok(Found {
+                    pairs: total,
+                    readback_ms,
+                });
+            }
+            needed = total;
+        }
     }
 
     /// Builds the strain-limiting kernels on first use and uploads the
@@ -129,18 +152,27 @@ impl GpuBackend {
 }
 
 impl Executor for GpuBackend {
-    fn start_positions(&self) -> Result<Cow<'_, [DVec3]>> {
-        Ok(Cow::Owned(crate::step::Backend::positions(self)?))
+    fn find_pairs(&mut self, input: &StepInput) -> Result<Found> {
+        self.search(input.self_collision.thickness)
     }
 
-    fn load(&mut self, input: &StepInput, prox: Proximity, spring_scale: f64) -> Result<()> {
+    fn load(&mut self, input: &StepInput, spring_scale: f64) -> Result<()> {
         self.obstacles_on = !input.obstacles.is_empty();
-        self.pairs_on = !prox.pairs.is_empty();
+        let pairs = std::mem::take(&mut self.found);
+        self.pairs_on = pairs > 0;
         if self.obstacles_on {
             self.prepare_collide(input)?;
         }
         if self.pairs_on {
-            self.prepare_repulsion(input, &prox, spring_scale)?;
+            let held = self.obstacles_on;
+            WgRepulsion::upload(
+                &self.ctx,
+                &self.buffers,
+                pairs,
+                &input.self_collision,
+                spring_scale,
+                held,
+            );
         }
         if let Some(limit) = &input.strain_limit {
             self.prepare_limiter(limit)?;

@@ -218,11 +218,14 @@ pub struct PairGpu {
 }
 
 impl PairGpu {
-    pub fn new(p: &crate::collide::proximity::Pair) -> PairGpu {
-        PairGpu {
-            v: p.v,
-            c: p.c.map(|c| c as f32),
-            n: [p.n.x as f32, p.n.y as f32, p.n.z as f32, p.d as f32],
+    /// The pair as the host's search gives it (weights, normal and
+    /// separation widened from f32).
+    pub fn pair(&self) -> crate::collide::proximity::Pair {
+        crate::collide::proximity::Pair {
+            v: self.v,
+            c: self.c.map(f64::from),
+            n: glam::DVec3::new(self.n[0] as f64, self.n[1] as f64, self.n[2] as f64),
+            d: self.n[3] as f64,
         }
     }
 }
@@ -233,6 +236,16 @@ impl PairGpu {
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
 pub struct RepulsionParams {
     pub counts: [u32; 4],
+    pub coef: [f32; 4],
+}
+
+/// WGSL `ProximityParams` of shaders/proximity.wgsl: vertex, face and
+/// edge counts with the bucket mask; the pairs' capacity; the thickness.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct ProximityParams {
+    pub counts: [u32; 4],
+    pub capacity: [u32; 4],
     pub coef: [f32; 4],
 }
 

@@ -14,8 +14,10 @@ const SHARED: &[(&str, &str)] = &[
 const HINGE: &str = include_str!("../../shaders/shared/hinge.wgsl");
 
 /// The kernel files: (name, source, extra shared files). Each kernel of a
-/// step has a CPU twin `src/cpu/<name>.rs`; `copy` is the bandwidth probe of
-/// `crease bench`.
+/// step has a CPU twin `src/cpu/<name>.rs`, but `proximity`, whose twin is
+/// the host search `src/collide/proximity.rs` (the CPU backend's, which
+/// sticking shares), and `scan`, integer prefix sums; `copy` is the
+/// bandwidth probe of `crease bench`.
 pub const KERNELS: &[(&str, &str, &[&str])] = &[
     ("membrane", include_str!("../../shaders/membrane.wgsl"), &[]),
     ("bending", include_str!("../../shaders/bending.wgsl"), &[]),
@@ -26,6 +28,8 @@ pub const KERNELS: &[(&str, &str, &[&str])] = &[
     ("integrate", include_str!("../../shaders/integrate.wgsl"), &[]),
     ("collide", include_str!("../../shaders/collide.wgsl"), &[]),
     ("repulsion", include_str!("../../shaders/repulsion.wgsl"), &[]),
+    ("proximity", include_str!("../../shaders/proximity.wgsl"), &[]),
+    ("scan", include_str!("../../shaders/scan.wgsl"), &[]),
     ("strain_limit", include_str!("../../shaders/strain_limit.wgsl"), &[]),
     ("shape_operator", include_str!("../../shaders/shape_operator.wgsl"), &[]),
     ("copy", include_str!("../../shaders/copy.wgsl"), &[]),
@@ -84,6 +88,7 @@ mod tests {
         let collide = validate("collide").unwrap();
         let strain_limit = validate("strain_limit").unwrap();
         let bending = validate("bending").unwrap();
+        let proximity = validate("proximity").unwrap();
         let check_in = |module: &naga::Module, name: &str, size: usize, offsets: &[(&str, usize)]| {
             let mut layouter = naga::proc::Layouter::default();
             layouter.update(module.to_ctx()).unwrap();
@@ -179,6 +184,12 @@ mod tests {
             "LimitParams",
             size_of::<LimitParams>(),
             off!(LimitParams, counts, bounds),
+        );
+        check_in(
+            &proximity,
+            "ProximityParams",
+            size_of::<ProximityParams>(),
+            off!(ProximityParams, counts, capacity, coef),
         );
         check_in(
             &bending,

@@ -85,9 +85,9 @@ pub struct StepReport {
     /// Vertices the obstacles acted on, and the deepest penetration left.
     pub contact: crate::collide::ContactReport,
     /// Wall time of the stages after the solve, ms: strain limiting; the
-    /// obstacles' response and post-process; self-collision, its search on
-    /// the host and its correction; and the positions' readback that search
-    /// needs (0 on the CPU, whose positions are on the host).
+    /// obstacles' response and post-process; self-collision, its search and
+    /// its correction; and the wait for the pair count the GPU's search
+    /// reads back (0 on the CPU).
     pub strain_limit_ms: f64,
     pub obstacles_ms: f64,
     pub self_collision_ms: f64,

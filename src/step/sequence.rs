@@ -27,10 +27,8 @@
 
 use super::{Backend, Integrator, Scales, StepInput, StepReport, StrainLimit};
 use crate::collide::ContactReport;
-use crate::collide::proximity::{self, Proximity};
 use crate::error::Result;
 use glam::DVec3;
-use std::borrow::Cow;
 use std::time::Instant;
 
 /// One linear solve's outcome.
@@ -43,16 +41,26 @@ pub struct Solve {
     pub residual: f64,
 }
 
+/// What a self-collision search found.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Found {
+    pub pairs: usize,
+    /// The host's wait for the count (the device's search; 0 on the host).
+    pub readback_ms: f64,
+}
+
 /// The stages of a step, as a backend executes them. Each names the
 /// kernel files that implement it (`cpu/<k>.rs`, `shaders/<k>.wgsl`).
 pub trait Executor: Backend {
-    /// Positions at the step's start, for the host's proximity search.
-    fn start_positions(&self) -> Result<Cow<'_, [DVec3]>>;
+    /// Finds the self-collision pairs at the step's start positions,
+    /// closer than `input.self_collision.thickness` (collide/proximity.rs
+    /// on the host, shaders/proximity.wgsl on the device), for `load`.
+    fn find_pairs(&mut self, input: &StepInput) -> Result<Found>;
     /// Takes the step's holds: the pinned vertices and their targets, the
     /// sticking springs, the enabled obstacles, strain limiting, and the
-    /// self-collision pairs with their springs' system factor
-    /// `spring_scale`.
-    fn load(&mut self, input: &StepInput, prox: Proximity, spring_scale: f64) -> Result<()>;
+    /// self-collision pairs `find_pairs` found this step (none if it did
+    /// not run) with their springs' system factor `spring_scale`.
+    fn load(&mut self, input: &StepInput, spring_scale: f64) -> Result<()>;
     /// Updates the channels by `scales.material_dt` and evaluates, at the
     /// current `x` and `v`, the total force (elements, gravity, repulsion,
     /// air, sticking) and the preconditioner's blocks (membrane, bending,
@@ -121,33 +129,18 @@ pub fn step(exec: &mut impl Executor, input: &StepInput) -> Result<StepReport> {
         false => Scales::new(h, input.material_dt, damping),
         true => Scales::mixed(h, 0.0, damping),
     };
-    // Self-collision pairs are found on the host at the step's start
-    // positions (collide/proximity.rs). A step without pairs has no
-    // repulsion at all; the springs are elastic, explicit in the mixed scheme.
-    let sc = input.self_collision;
-    let (mut readback_ms, mut self_collision_ms) = (0.0, 0.0);
-    let prox = match sc.enabled {
-        true => {
-            let t = Instant::now();
-            let x = exec.start_positions()?;
-            if let Cow::Owned(_) = x {
-                readback_ms = ms(t);
-            }
-            let t = Instant::now();
-            let prox = proximity::find(
-                &cloth.mesh.faces,
-                &cloth.topology.edges,
-                &x,
-                &cloth.mesh.positions,
-                sc.thickness,
-            );
-            self_collision_ms = ms(t);
-            prox
-        }
-        false => Proximity::default(),
-    };
-    let pairs = prox.pairs.len();
-    exec.load(input, prox, if mixed { 0.0 } else { h * h })?;
+    // Self-collision pairs are found where the positions are (the host's
+    // search on the CPU, the device's on the GPU). A step without pairs has
+    // no repulsion at all; the springs are elastic, explicit in the mixed
+    // scheme.
+    let (mut found, mut self_collision_ms) = (Found::default(), 0.0);
+    if input.self_collision.enabled {
+        let t = Instant::now();
+        found = exec.find_pairs(input)?;
+        self_collision_ms = ms(t) - found.readback_ms;
+    }
+    let pairs = found.pairs;
+    exec.load(input, if mixed { 0.0 } else { h * h })?;
 
     let t0 = Instant::now();
     exec.evaluate(input, &scales)?;
@@ -219,7 +212,7 @@ pub fn step(exec: &mut impl Executor, input: &StepInput) -> Result<StepReport> {
         strain_limit_ms,
         obstacles_ms,
         self_collision_ms,
-        readback_ms,
+        readback_ms: found.readback_ms,
         proximity_pairs: pairs,
     };
     exec.check_finite(&report)?;

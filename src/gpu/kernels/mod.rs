@@ -10,8 +10,10 @@ mod hessian;
 mod integrate;
 mod membrane;
 mod pcg;
+mod proximity;
 mod reduce;
 mod repulsion;
+mod scan;
 mod shape_operator;
 mod strain_limit;
 
@@ -22,6 +24,7 @@ pub use hessian::WgHessian;
 pub use integrate::WgIntegrate;
 pub use membrane::WgMembrane;
 pub use pcg::WgPcg;
+pub use proximity::WgProximity;
 pub use reduce::WgReduce;
 pub use repulsion::WgRepulsion;
 pub use shape_operator::WgShapeOperator;

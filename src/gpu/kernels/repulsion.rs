@@ -3,7 +3,6 @@
 //! products, and the impulses after the solve.
 
 use super::{Build, MODES};
-use crate::collide::proximity::Proximity;
 use crate::error::Result;
 use crate::gpu::buffers::{Buffers, uniform, zeroed};
 use crate::gpu::context::{GpuContext, Module};
@@ -14,7 +13,6 @@ use bytemuck::Zeroable;
 
 pub struct WgRepulsion {
     pub pairs_capacity: usize,
-    pub entries_capacity: usize,
     pub forces: Kernel,
     pub precondition: Kernel,
     pub pair_product: Kernel,
@@ -25,8 +23,8 @@ pub struct WgRepulsion {
 }
 
 impl WgRepulsion {
-    /// Buffers for at least `pairs` pairs and `entries` incidences (a power
-    /// of two, and no fewer than the vertices or 1024), and the kernels.
+    /// Buffers for at least `pairs` pairs (a power of two, and no fewer
+    /// than the vertices or 1024) and their incidences, and the kernels.
     pub fn new(
         ctx: &GpuContext,
         buffers: &mut Buffers,
@@ -35,13 +33,12 @@ impl WgRepulsion {
         pairs: usize,
     ) -> Result<WgRepulsion> {
         let pairs_capacity = pairs.max(vertices).max(1024).next_power_of_two();
-        let entries_capacity = 4 * pairs_capacity;
         buffers.insert("repulsion", uniform(ctx, "repulsion", &RepulsionParams::zeroed()));
         buffers.insert("pairs", zeroed::<PairGpu>(ctx, "pairs", pairs_capacity)?);
         buffers.insert("pair_offsets", zeroed::<u32>(ctx, "pair_offsets", vertices + 1)?);
         buffers.insert(
             "pair_entries",
-            zeroed::<[u32; 2]>(ctx, "pair_entries", entries_capacity)?,
+            zeroed::<[u32; 2]>(ctx, "pair_entries", 4 * pairs_capacity)?,
         );
         buffers.insert("pair_s", zeroed::<f32>(ctx, "pair_s", pairs_capacity)?);
         buffers.insert("impulse", zeroed::<[f32; 4]>(ctx, "impulse", pairs_capacity)?);
@@ -51,7 +48,6 @@ impl WgRepulsion {
         let gather = |mode: usize| b.product(&module, "gather_product", vertices, MODES[mode]);
         Ok(WgRepulsion {
             pairs_capacity,
-            entries_capacity,
             forces: k("forces", vertices)?,
             precondition: k("precondition", vertices)?,
             pair_product: k("pair_product", pairs_capacity)?,
@@ -61,22 +57,12 @@ impl WgRepulsion {
         })
     }
 
-    /// Whether the buffers hold `prox`'s pairs.
-    pub fn holds(&self, prox: &Proximity) -> bool {
-        self.pairs_capacity >= prox.pairs.len() && self.entries_capacity >= prox.entries.len()
-    }
-
-    /// Uploads a step's pairs: their springs (`sc`, system factor
-    /// `scale`), and whether obstacle-held vertices are immovable (`held`).
-    pub fn upload(ctx: &GpuContext, buffers: &Buffers, prox: &Proximity, sc: &SelfCollision, scale: f64, held: bool) {
-        let q = &ctx.queue;
-        let pairs: Vec<PairGpu> = prox.pairs.iter().map(PairGpu::new).collect();
-        let entries: Vec<[u32; 2]> = prox.entries.iter().map(|&(k, s)| [k, s]).collect();
-        q.write_buffer(&buffers["pairs"], 0, bytemuck::cast_slice(&pairs));
-        q.write_buffer(&buffers["pair_offsets"], 0, bytemuck::cast_slice(&prox.offsets));
-        q.write_buffer(&buffers["pair_entries"], 0, bytemuck::cast_slice(&entries));
+    /// Uploads a step's springs: `pairs` found (by `WgProximity`),
+    /// their constants (`sc`, system factor `scale`), and whether
+    /// obstacle-held vertices are immovable (`held`).
+    pub fn upload(ctx: &GpuContext, buffers: &Buffers, pairs: usize, sc: &SelfCollision, scale: f64, held: bool) {
         let params = RepulsionParams {
-            counts: [prox.pairs.len() as u32, held as u32, 0, 0],
+            counts: [pairs as u32, held as u32, 0, 0],
             coef: [
                 sc.stiffness as f32,
                 sc.thickness as f32,
@@ -84,6 +70,7 @@ impl WgRepulsion {
                 scale as f32,
             ],
         };
-        q.write_buffer(&buffers["repulsion"], 0, bytemuck::bytes_of(&params));
+        ctx.queue
+            .write_buffer(&buffers["repulsion"], 0, bytemuck::bytes_of(&params));
     }
 }
