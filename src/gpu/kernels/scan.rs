@@ -1,6 +1,6 @@
 //! shaders/scan.wgsl: an exclusive prefix sum of u32 counts on the device
 //! (the proximity search's counting sorts; integers, so no CPU twin can
-//! differ: a test checks it against a running sum). Each level scans
+//! differ: the test below checks it against a running sum). Each level scans
 //! blocks of [`BLOCK`] items and leaves their totals to the next level,
 //! down to a single block; the offsets are then added back up.
 
@@ -105,6 +105,57 @@ impl WgScan {
         }
         for k in self.adds.iter().rev() {
             pass.run(k);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::buffers::storage;
+    use crate::gpu::kernel::Recorder;
+
+    /// Three levels (more than `BLOCK^2` items) and one: the prefix sums
+    /// equal a running sum on the host, the last (a zero item) the total.
+    #[test]
+    fn the_scan_is_a_running_sum() {
+        let Ok(ctx) = GpuContext::new() else {
+            assert_ne!(std::env::var("CREASE_REQUIRE_GPU").as_deref(), Ok("1"), "no GPU");
+            return;
+        };
+        let module = Module::new(&ctx, "scan").unwrap();
+        for items in [BLOCK * BLOCK + 77, 100] {
+            let mut seed = 5u64;
+            let mut input: Vec<u32> = (0..items)
+                .map(|_| {
+                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    (seed >> 60) as u32
+                })
+                .collect();
+            input[items - 1] = 0;
+            let a = storage(&ctx, "scan_in", &input).unwrap();
+            let b = zeroed::<u32>(&ctx, "scan_out", items).unwrap();
+            let scan = WgScan::new(&ctx, &module, 1 << 16, &a, &b, items).unwrap();
+            let recorder = Recorder::new();
+            recorder.pass(&ctx, "scan", |pass| scan.record(pass));
+            let bytes = (items * 4) as u64;
+            let staging = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("staging"),
+                size: bytes,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            recorder.encode(&ctx, |e| e.copy_buffer_to_buffer(&b, 0, &staging, 0, bytes));
+            recorder.flush(&ctx);
+            staging.slice(..).map_async(wgpu::MapMode::Read, |r| r.unwrap());
+            ctx.device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
+            let out: Vec<u32> = bytemuck::cast_slice(&staging.slice(..).get_mapped_range().unwrap()).to_vec();
+            let mut sum = 0u32;
+            for (i, (&o, &x)) in out.iter().zip(&input).enumerate() {
+                assert_eq!(o, sum, "item {i} of {items}");
+                sum += x;
+            }
+            assert!(sum > 0);
         }
     }
 }
