@@ -163,50 +163,6 @@ fn box_distance2(p: vec3<f32>, lo: vec3<f32>, hi: vec3<f32>) -> f32 {
     return dot(d, d);
 }
 
-// The closest point to `p` on triangle (a, b, c) (Ericson 5.1.5) and its
-// feature: 0 the face, 1 + k edge k (corner k to k + 1), 4 + k corner k.
-struct Closest {
-    q: vec3<f32>,
-    feature: u32,
-}
-
-fn closest_on_triangle(p: vec3<f32>, a: vec3<f32>, b: vec3<f32>, c: vec3<f32>) -> Closest {
-    let ab = b - a;
-    let ac = c - a;
-    let ap = p - a;
-    let d1 = dot(ab, ap);
-    let d2 = dot(ac, ap);
-    if (d1 <= 0.0 && d2 <= 0.0) {
-        return Closest(a, 4u);
-    }
-    let bp = p - b;
-    let d3 = dot(ab, bp);
-    let d4 = dot(ac, bp);
-    if (d3 >= 0.0 && d4 <= d3) {
-        return Closest(b, 5u);
-    }
-    let vc = d1 * d4 - d3 * d2;
-    if (vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0) {
-        return Closest(a + ab * (d1 / (d1 - d3)), 1u);
-    }
-    let cp = p - c;
-    let d5 = dot(ab, cp);
-    let d6 = dot(ac, cp);
-    if (d6 >= 0.0 && d5 <= d6) {
-        return Closest(c, 6u);
-    }
-    let vb = d5 * d2 - d1 * d6;
-    if (vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0) {
-        return Closest(a + ac * (d2 / (d2 - d6)), 3u);
-    }
-    let va = d3 * d6 - d5 * d4;
-    if (va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0) {
-        return Closest(b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6))), 2u);
-    }
-    let denom = 1.0 / (va + vb + vc);
-    return Closest(a + ab * (vb * denom) + ac * (vc * denom), 0u);
-}
-
 fn normalize_or_zero(v: vec3<f32>) -> vec3<f32> {
     let len = length(v);
     if (len > 0.0) {
@@ -268,12 +224,18 @@ fn body_probe(o: ObstacleGpu, p: vec3<f32>, at_end: bool) -> Probe {
             for (var k = 0u; k < upper.w; k++) {
                 let f = lower.w + 2u * k;
                 let t = body_tree[f].xyz + vec3<u32>(base);
-                let c = closest_on_triangle(p, body_points[t.x].xyz, body_points[t.y].xyz, body_points[t.z].xyz);
-                let d = dot(p - c.q, p - c.q);
+                let ta = body_points[t.x].xyz;
+                let tb = body_points[t.y].xyz;
+                let tc = body_points[t.z].xyz;
+                let c = closest_on_triangle(p, ta, tb, tc);
+                // From the corner, as the weights' offsets (accurate far
+                // from the origin).
+                let cq = ta + (tb - ta) * c.w.y + (tc - ta) * c.w.z;
+                let d = dot(p - cq, p - cq);
                 if (d < best) {
                     best = d;
                     found = f;
-                    q = c.q;
+                    q = cq;
                     feature = c.feature;
                 }
             }

@@ -16,7 +16,8 @@
 // still). Boxes larger than a cell are listed apart and tested against
 // every query.
 //
-// Narrow phase: closest points (Ericson §5.1.5, §5.1.9) in f32, with every
+// Narrow phase: closest points (shared/closest.wgsl for a triangle,
+// Ericson §5.1.9 for two segments) in f32, with every
 // position taken relative to the query's first vertex from the split
 // displacements (types.wgsl), so that a pair's millimetres are not lost
 // in the metres of its coordinates.
@@ -207,50 +208,6 @@ fn bucket_fill(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgr
     prox_items[prox_bucket_start[k] + atomicAdd(&prox_bucket_count[k], 1u)] = b;
 }
 
-// Closest point of triangle abc to p, as barycentric weights (host
-// `closest_on_triangle`).
-fn closest_on_triangle(p: vec3<f32>, a: vec3<f32>, b: vec3<f32>, c: vec3<f32>) -> vec3<f32> {
-    let ab = b - a;
-    let ac = c - a;
-    let ap = p - a;
-    let d1 = dot(ab, ap);
-    let d2 = dot(ac, ap);
-    if (d1 <= 0.0 && d2 <= 0.0) {
-        return vec3<f32>(1.0, 0.0, 0.0);
-    }
-    let bp = p - b;
-    let d3 = dot(ab, bp);
-    let d4 = dot(ac, bp);
-    if (d3 >= 0.0 && d4 <= d3) {
-        return vec3<f32>(0.0, 1.0, 0.0);
-    }
-    let vc = d1 * d4 - d3 * d2;
-    if (vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0) {
-        let v = d1 / (d1 - d3);
-        return vec3<f32>(1.0 - v, v, 0.0);
-    }
-    let cp = p - c;
-    let d5 = dot(ab, cp);
-    let d6 = dot(ac, cp);
-    if (d6 >= 0.0 && d5 <= d6) {
-        return vec3<f32>(0.0, 0.0, 1.0);
-    }
-    let vb = d5 * d2 - d1 * d6;
-    if (vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0) {
-        let w = d2 / (d2 - d6);
-        return vec3<f32>(1.0 - w, 0.0, w);
-    }
-    let va = d3 * d6 - d5 * d4;
-    if (va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0) {
-        let w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
-        return vec3<f32>(0.0, 1.0 - w, w);
-    }
-    let denom = 1.0 / (va + vb + vc);
-    let v = vb * denom;
-    let w = vc * denom;
-    return vec3<f32>(1.0 - v - w, v, w);
-}
-
 // Closest points of segments ab and cd as parameters (s, u) in [0, 1]
 // (host `closest_on_segments`); z is 0 when a segment is degenerate.
 fn closest_on_segments(a: vec3<f32>, b: vec3<f32>, c: vec3<f32>, d: vec3<f32>) -> vec3<f32> {
@@ -331,7 +288,7 @@ fn vertex_triangle(p: u32, f: u32) -> PairGpu {
     let a = relative_to(face.x, p);
     let b = relative_to(face.y, p);
     let c = relative_to(face.z, p);
-    let w = closest_on_triangle(vec3<f32>(0.0), a, b, c);
+    let w = closest_on_triangle(vec3<f32>(0.0), a, b, c).w;
     let y = array<vec3<f32>, 4>(vec3<f32>(0.0), a, b, c);
     let r = array<vec3<f32>, 4>(
         vec3<f32>(0.0),

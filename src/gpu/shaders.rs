@@ -13,6 +13,9 @@ const SHARED: &[(&str, &str)] = &[
 /// Reads a hinge's bending mode; for the kernels that bind the hinge buffers.
 const HINGE: &str = include_str!("../../shaders/shared/hinge.wgsl");
 
+/// The closest point on a triangle; for the kernels that search triangles.
+const CLOSEST: &str = include_str!("../../shaders/shared/closest.wgsl");
+
 /// The kernel files: (name, source, extra shared files). Each kernel of a
 /// step has a CPU twin `src/cpu/<name>.rs`, but `proximity`, whose twin is
 /// the host search `src/collide/proximity.rs` (the CPU backend's, which
@@ -26,9 +29,9 @@ pub const KERNELS: &[(&str, &str, &[&str])] = &[
     ("pcg", include_str!("../../shaders/pcg.wgsl"), &[]),
     ("reduce", include_str!("../../shaders/reduce.wgsl"), &[]),
     ("integrate", include_str!("../../shaders/integrate.wgsl"), &[]),
-    ("collide", include_str!("../../shaders/collide.wgsl"), &[]),
+    ("collide", include_str!("../../shaders/collide.wgsl"), &[CLOSEST]),
     ("repulsion", include_str!("../../shaders/repulsion.wgsl"), &[]),
-    ("proximity", include_str!("../../shaders/proximity.wgsl"), &[]),
+    ("proximity", include_str!("../../shaders/proximity.wgsl"), &[CLOSEST]),
     ("scan", include_str!("../../shaders/scan.wgsl"), &[]),
     ("strain_limit", include_str!("../../shaders/strain_limit.wgsl"), &[]),
     ("shape_operator", include_str!("../../shaders/shape_operator.wgsl"), &[]),

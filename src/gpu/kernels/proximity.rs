@@ -6,7 +6,7 @@
 use super::scan::WgScan;
 use crate::cloth::Cloth;
 use crate::error::Result;
-use crate::gpu::buffers::{Buffers, uniform, zeroed};
+use crate::gpu::buffers::{Buffers, storage, uniform, zeroed};
 use crate::gpu::context::{GpuContext, Module};
 use crate::gpu::kernel::{Kernel, Recorder};
 use crate::gpu::layout::ProximityParams;
@@ -48,12 +48,8 @@ impl WgProximity {
             capacity: [capacity as u32, 0, 0, 0],
             coef: [0.0; 4],
         };
-        let edge_list: Vec<[u32; 2]> = edges.to_vec();
         buffers.insert("proximity", uniform(ctx, "proximity", &params));
-        buffers.insert(
-            "prox_edges",
-            crate::gpu::buffers::storage(ctx, "prox_edges", &edge_list)?,
-        );
+        buffers.insert("prox_edges", storage(ctx, "prox_edges", edges)?);
         buffers.insert("prox_boxes", zeroed::<[f32; 4]>(ctx, "prox_boxes", 2 * boxes)?);
         buffers.insert("prox_grid", zeroed::<[u32; 4]>(ctx, "prox_grid", 1)?);
         // The counts have one more item, always 0, whose prefix sum is the total.
