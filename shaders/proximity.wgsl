@@ -66,6 +66,8 @@ const MAX_SPAN: i32 = 64;
 // lengths' product, squared, are parallel here (1e-12 on the host, below
 // f32's resolution).
 const PARALLEL: f32 = 1e-6;
+// No pair (its separation negative).
+const NO_PAIR = PairGpu(vec4<u32>(0u), vec4<f32>(0.0), vec4<f32>(0.0, 0.0, 0.0, -1.0));
 
 fn primitives() -> u32 {
     return proximity.counts.y + proximity.counts.z;
@@ -99,9 +101,23 @@ fn rest_relative(j: u32, o: u32) -> vec3<f32> {
     return rest[j].xyz - rest[o].xyz;
 }
 
+fn box_lo(b: u32) -> vec3<f32> {
+    return prox_boxes[2u * b].xyz;
+}
+
+fn box_hi(b: u32) -> vec3<f32> {
+    return prox_boxes[2u * b + 1u].xyz;
+}
+
 fn extent(b: u32) -> f32 {
-    let d = prox_boxes[2u * b + 1u].xyz - prox_boxes[2u * b].xyz;
+    let d = box_hi(b) - box_lo(b);
     return max(d.x, max(d.y, d.z));
+}
+
+// Whether box b is listed in a cell: no larger than one (a non-finite
+// extent is not).
+fn listed(b: u32) -> bool {
+    return extent(b) <= prox_grid.cell;
 }
 
 // The cell holding p; coordinates bounded so that far or non-finite points
@@ -118,7 +134,7 @@ fn bucket(c: vec3<i32>, kind: u32) -> u32 {
 }
 
 fn overlaps(b: u32, lo: vec3<f32>, hi: vec3<f32>) -> bool {
-    return all(prox_boxes[2u * b].xyz <= hi) && all(lo <= prox_boxes[2u * b + 1u].xyz);
+    return all(box_lo(b) <= hi) && all(lo <= box_hi(b));
 }
 
 // Each primitive's box at the step's start, padded by t/2: two padded
@@ -188,11 +204,11 @@ fn bucket_count(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workg
     if (b >= primitives()) {
         return;
     }
-    if (!(extent(b) <= prox_grid.cell)) {
+    if (!listed(b)) {
         prox_large[atomicAdd(&prox_grid.large, 1u)] = b;
         return;
     }
-    atomicAdd(&prox_bucket_count[bucket(cell_of(prox_boxes[2u * b].xyz), kind_of(b))], 1u);
+    atomicAdd(&prox_bucket_count[bucket(cell_of(box_lo(b)), kind_of(b))], 1u);
 }
 
 // Places each listed box in its bucket (the counts cleared to serve as
@@ -201,10 +217,10 @@ fn bucket_count(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workg
 @compute @workgroup_size(WORKGROUP)
 fn bucket_fill(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let b = linear_index(id, groups);
-    if (b >= primitives() || !(extent(b) <= prox_grid.cell)) {
+    if (b >= primitives() || !listed(b)) {
         return;
     }
-    let k = bucket(cell_of(prox_boxes[2u * b].xyz), kind_of(b));
+    let k = bucket(cell_of(box_lo(b)), kind_of(b));
     prox_items[prox_bucket_start[k] + atomicAdd(&prox_bucket_count[k], 1u)] = b;
 }
 
@@ -257,21 +273,20 @@ fn rest_neighbours(a: vec3<u32>, an: u32, b: vec3<u32>, bn: u32, t: f32) -> bool
 // none (host `pair`).
 fn pair_of(v: vec4<u32>, c: vec4<f32>, y: array<vec3<f32>, 4>, r: array<vec3<f32>, 4>, fallback: vec3<f32>) -> PairGpu {
     let t = proximity.coef.x;
-    let none = PairGpu(v, c, vec4<f32>(0.0, 0.0, 0.0, -1.0));
     let diff = y[0] * c.x + y[1] * c.y + y[2] * c.z + y[3] * c.w;
     let dist = length(diff);
     if (dist >= t) {
-        return none;
+        return NO_PAIR;
     }
     let rest_diff = r[0] * c.x + r[1] * c.y + r[2] * c.z + r[3] * c.w;
     if (length(rest_diff) < t) {
-        return none;
+        return NO_PAIR;
     }
     var n = diff / dist;
     if (!(dist > 1e-9 * t)) {
         let len = length(fallback);
         if (!(len > 0.0)) {
-            return none;
+            return NO_PAIR;
         }
         n = select(fallback, -fallback, dot(fallback, rest_diff) < 0.0) / len;
     }
@@ -281,9 +296,8 @@ fn pair_of(v: vec4<u32>, c: vec4<f32>, y: array<vec3<f32>, 4>, r: array<vec3<f32
 // Vertex p against face f, relative to p.
 fn vertex_triangle(p: u32, f: u32) -> PairGpu {
     let face = faces[f].xyz;
-    let none = PairGpu(vec4<u32>(0u), vec4<f32>(0.0), vec4<f32>(0.0, 0.0, 0.0, -1.0));
     if (any(face == vec3<u32>(p)) || rest_neighbours(vec3<u32>(p), 1u, face, 3u, proximity.coef.x)) {
-        return none;
+        return NO_PAIR;
     }
     let a = relative_to(face.x, p);
     let b = relative_to(face.y, p);
@@ -302,15 +316,14 @@ fn vertex_triangle(p: u32, f: u32) -> PairGpu {
 // Edge e against edge g (g > e), relative to e's first vertex, when the
 // closest points are inside both edges (the others are a vertex's).
 fn edge_edge(e: u32, g: u32) -> PairGpu {
-    let none = PairGpu(vec4<u32>(0u), vec4<f32>(0.0), vec4<f32>(0.0, 0.0, 0.0, -1.0));
     let ij = prox_edges[e];
     let kl = prox_edges[g];
     let adjacent = any(vec2<u32>(kl.x) == ij) || any(vec2<u32>(kl.y) == ij);
     if (g <= e || adjacent) {
-        return none;
+        return NO_PAIR;
     }
     if (rest_neighbours(vec3<u32>(ij, ij.y), 2u, vec3<u32>(kl, kl.y), 2u, proximity.coef.x)) {
-        return none;
+        return NO_PAIR;
     }
     let b = relative_to(ij.y, ij.x);
     let c = relative_to(kl.x, ij.x);
@@ -319,7 +332,7 @@ fn edge_edge(e: u32, g: u32) -> PairGpu {
     let s = su.x;
     let u = su.y;
     if (su.z == 0.0 || s <= 0.0 || s >= 1.0 || u <= 0.0 || u >= 1.0) {
-        return none;
+        return NO_PAIR;
     }
     let y = array<vec3<f32>, 4>(vec3<f32>(0.0), b, c, d);
     let r = array<vec3<f32>, 4>(
@@ -347,21 +360,21 @@ fn visit(q: u32, first: u32, write: bool) -> u32 {
     } else {
         kind = 1u;
         let b = proximity.counts.y + q - n;
-        lo = prox_boxes[2u * b].xyz;
-        hi = prox_boxes[2u * b + 1u].xyz;
+        lo = box_lo(b);
+        hi = box_hi(b);
     }
     let c0 = cell_of(lo) - vec3<i32>(1);
     let c1 = min(cell_of(hi), c0 + vec3<i32>(MAX_SPAN - 1));
     let large = atomicLoad(&prox_grid.large);
     var found = 0u;
     // The cells' listed boxes, then the boxes listed apart.
-    let cells = u32(c1.x - c0.x + 1) * u32(c1.y - c0.y + 1) * u32(c1.z - c0.z + 1);
+    let span = vec3<u32>(c1 - c0 + vec3<i32>(1));
+    let cells = span.x * span.y * span.z;
     for (var k = 0u; k < cells + 1u; k++) {
         var start = 0u;
         var end = large;
         var cell = vec3<i32>(0);
         if (k < cells) {
-            let span = vec2<u32>(u32(c1.x - c0.x + 1), u32(c1.y - c0.y + 1));
             cell = c0 + vec3<i32>(vec3<u32>(k % span.x, (k / span.x) % span.y, k / (span.x * span.y)));
             let bk = bucket(cell, kind);
             start = prox_bucket_start[bk];
@@ -371,7 +384,7 @@ fn visit(q: u32, first: u32, write: bool) -> u32 {
             var b = 0u;
             if (k < cells) {
                 b = prox_items[i];
-                if (any(cell_of(prox_boxes[2u * b].xyz) != cell)) {
+                if (any(cell_of(box_lo(b)) != cell)) {
                     continue;
                 }
             } else {

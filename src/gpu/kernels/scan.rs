@@ -33,34 +33,34 @@ impl WgScan {
         output: &wgpu::Buffer,
         items: usize,
     ) -> Result<WgScan> {
+        // Per level: its items, its output (None: the caller's), and its
+        // block totals, which are the next level's input (indices into
+        // `owned`).
         let mut owned: Vec<wgpu::Buffer> = Vec::new();
-        // Per level: items, and the indices of its input and output in
-        // `owned` (None: the caller's).
-        let mut levels: Vec<(usize, Option<usize>, Option<usize>)> = vec![(items, None, None)];
-        let mut sums = Vec::new();
+        let mut levels: Vec<(usize, Option<usize>, usize)> = Vec::new();
+        let (mut m, mut out) = (items, None);
         loop {
-            let (m, _, _) = *levels.last().expect("a level");
             let blocks = m.div_ceil(BLOCK).max(1);
             owned.push(zeroed::<u32>(ctx, "scan_sums", blocks)?);
-            sums.push(owned.len() - 1);
+            levels.push((m, out, owned.len() - 1));
             if blocks == 1 {
                 break;
             }
             owned.push(zeroed::<u32>(ctx, "scan_out", blocks)?);
-            levels.push((blocks, Some(owned.len() - 2), Some(owned.len() - 1)));
+            (m, out) = (blocks, Some(owned.len() - 1));
         }
         let params: Vec<wgpu::Buffer> = levels
             .iter()
             .map(|&(m, _, _)| uniform(ctx, "scan_params", &[m as u32, 0, 0, 0]))
             .collect();
         let empty = Buffers::empty();
-        let buffer = |b: Option<usize>, caller| match b {
-            Some(i) => &owned[i],
-            None => caller,
-        };
         let (mut blocks, mut adds) = (Vec::new(), Vec::new());
-        for (l, &(m, inp, out)) in levels.iter().enumerate() {
-            let (inp, out) = (buffer(inp, input), buffer(out, output));
+        for (l, &(m, out, sums)) in levels.iter().enumerate() {
+            let inp = match l {
+                0 => input,
+                _ => &owned[levels[l - 1].2],
+            };
+            let out = out.map_or(output, |i| &owned[i]);
             let bind = |sums| -> [(&str, &wgpu::Buffer); 4] {
                 [
                     ("scan_params", &params[l]),
@@ -77,9 +77,9 @@ impl WgScan {
                 groups,
                 row,
                 &empty,
-                &bind(&owned[sums[l]]),
+                &bind(&owned[sums]),
             )?);
-            if let Some(&(_, _, Some(next))) = levels.get(l + 1) {
+            if let Some(&(_, Some(next), _)) = levels.get(l + 1) {
                 adds.push(Kernel::new(
                     ctx,
                     module,
