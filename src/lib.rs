@@ -18,6 +18,7 @@ pub mod gpu;
 pub mod measure;
 pub mod mesh;
 pub mod model;
+pub mod multigrid;
 pub mod output;
 pub mod plot;
 #[cfg(feature = "preview")]

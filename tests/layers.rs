@@ -12,7 +12,7 @@ const LAYERS: &[&[&str]] = &[
     &["util"],
     &["model", "mesh"],
     &["collide", "cloth"],
-    &["measure", "figure"],
+    &["measure", "figure", "multigrid"],
     &["step"],
     &["cpu", "gpu"],
     &["scene"],

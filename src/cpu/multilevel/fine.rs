@@ -1,139 +1,78 @@
 //! The finest level: the step's system matrix assembled from the element
-//! blocks into the mesh's pattern, with the constraint filter folded in.
+//! blocks into the mesh's pattern (`multigrid::Pattern`), with the
+//! constraint filter folded in.
 
-use super::bsr::Bsr;
-use crate::cloth::Cloth;
 use crate::cpu::hessian::Operator;
 use crate::cpu::pcg::Filter;
 use crate::model::membrane::outer;
+use crate::multigrid::{Bsr, Pattern};
 use glam::{DMat3, DVec3};
 use rayon::prelude::*;
 
-/// The finest level's pattern (the mesh's: each vertex with the vertices
-/// of its faces and hinges) and where each element block lands in it,
-/// built once per mesh.
-#[derive(Clone)]
-pub(super) struct FinePattern {
-    /// The pattern: a matrix whose blocks are left empty.
-    a: Bsr,
-    /// Per entry of the vertex-face and vertex-hinge incidences, the slot
-    /// in the vertex's row of each corner's block (from the row's start).
-    face_slot: Vec<[u32; 3]>,
-    hinge_slot: Vec<[u32; 4]>,
-    diagonal_slot: Vec<u32>,
-}
-
-impl FinePattern {
-    pub(super) fn new(cloth: &Cloth) -> FinePattern {
-        let topo = &cloth.topology;
-        let n = cloth.mesh.positions.len();
-        let rows: Vec<Vec<(u32, DMat3)>> = (0..n)
-            .map(|v| {
-                let faces = topo
-                    .vertex_faces
-                    .row(v)
-                    .iter()
-                    .flat_map(|&(f, _)| cloth.mesh.faces[f as usize]);
-                let hinges = topo
-                    .vertex_hinges
-                    .row(v)
-                    .iter()
-                    .flat_map(|&(h, _)| topo.hinges[h as usize].v);
-                faces
-                    .chain(hinges)
-                    .chain([v as u32])
-                    .map(|w| (w, DMat3::ZERO))
-                    .collect()
-            })
-            .collect();
-        let a = Bsr::from_rows(n, rows);
-        let slot = |v: usize, w: u32| -> u32 {
-            let cols = &a.col[a.start[v]..a.start[v + 1]];
-            cols.binary_search(&w).expect("in the pattern") as u32
-        };
-        let face_slot = (0..n)
-            .flat_map(|v| topo.vertex_faces.row(v).iter().map(move |&(f, _)| (v, f)))
-            .map(|(v, f)| cloth.mesh.faces[f as usize].map(|w| slot(v, w)))
-            .collect();
-        let hinge_slot = (0..n)
-            .flat_map(|v| topo.vertex_hinges.row(v).iter().map(move |&(h, _)| (v, h)))
-            .map(|(v, h)| topo.hinges[h as usize].v.map(|w| slot(v, w)))
-            .collect();
-        let diagonal_slot = (0..n).map(|v| slot(v, v as u32)).collect();
-        let a = Bsr { val: Vec::new(), ..a };
-        FinePattern {
-            a,
-            face_slot,
-            hinge_slot,
-            diagonal_slot,
-        }
+/// The finest level: `S A S + (I - S) m` per vertex block. With
+/// `pairs`, the self-collision springs join it, and the pattern grows
+/// by the vertices their pairs couple; without, it is the mesh's (the
+/// aggregates are built from that one, so that they do not depend on
+/// the pairs of the step a run starts or resumes at).
+pub(super) fn assemble(pattern: &Pattern, op: &Operator, filter: &Filter, pairs: bool) -> Bsr {
+    let cloth = op.cloth;
+    let topo = &cloth.topology;
+    let n = cloth.mesh.positions.len();
+    let s: Vec<Option<DMat3>> = (0..n).map(|i| filter.matrix(i)).collect();
+    let mut a = Bsr {
+        val: vec![DMat3::ZERO; pattern.a.col.len()],
+        ..pattern.a.clone()
+    };
+    let mut rows: Vec<(usize, &mut [DMat3])> = Vec::with_capacity(n);
+    let mut rest = &mut a.val[..];
+    for v in 0..n {
+        let (row, tail) = rest.split_at_mut(a.start[v + 1] - a.start[v]);
+        rows.push((v, row));
+        rest = tail;
     }
-
-    /// The finest level: `S A S + (I - S) m` per vertex block. With
-    /// `pairs`, the self-collision springs join it, and the pattern grows
-    /// by the vertices their pairs couple; without, it is the mesh's (the
-    /// aggregates are built from that one, so that they do not depend on
-    /// the pairs of the step a run starts or resumes at).
-    pub(super) fn assemble(&self, op: &Operator, filter: &Filter, pairs: bool) -> Bsr {
-        let cloth = op.cloth;
-        let topo = &cloth.topology;
-        let n = cloth.mesh.positions.len();
-        let s: Vec<Option<DMat3>> = (0..n).map(|i| filter.matrix(i)).collect();
-        let mut a = Bsr {
-            val: vec![DMat3::ZERO; self.a.col.len()],
-            ..self.a.clone()
-        };
-        let mut rows: Vec<(usize, &mut [DMat3])> = Vec::with_capacity(n);
-        let mut rest = &mut a.val[..];
-        for v in 0..n {
-            let (row, tail) = rest.split_at_mut(a.start[v + 1] - a.start[v]);
-            rows.push((v, row));
-            rest = tail;
+    let cols = &a.col;
+    let starts = &a.start;
+    rows.into_par_iter().with_min_len(256).for_each(|(v, row)| {
+        let (lo, _) = topo.vertex_faces.range(v);
+        for (k, &(face, c)) in topo.vertex_faces.row(v).iter().enumerate() {
+            let (f, c) = (face as usize, c as usize);
+            for (b, &slot) in pattern.face_slot[lo + k].iter().enumerate() {
+                row[slot as usize] += op.faces.lin[f].block(&cloth.face_rest[f], c, b);
+            }
         }
-        let cols = &a.col;
-        let starts = &a.start;
-        rows.into_par_iter().with_min_len(256).for_each(|(v, row)| {
-            let (lo, _) = topo.vertex_faces.range(v);
-            for (k, &(face, c)) in topo.vertex_faces.row(v).iter().enumerate() {
-                let (f, c) = (face as usize, c as usize);
-                for (b, &slot) in self.face_slot[lo + k].iter().enumerate() {
-                    row[slot as usize] += op.faces.lin[f].block(&cloth.face_rest[f], c, b);
-                }
+        let (lo, _) = topo.vertex_hinges.range(v);
+        for (k, &(h, c)) in topo.vertex_hinges.row(v).iter().enumerate() {
+            let (g, coef) = (&op.hinges.grad[h as usize], op.hinges.coef[h as usize]);
+            for (b, &slot) in pattern.hinge_slot[lo + k].iter().enumerate() {
+                row[slot as usize] += outer(g[c as usize], g[b]) * coef;
             }
-            let (lo, _) = topo.vertex_hinges.range(v);
-            for (k, &(h, c)) in topo.vertex_hinges.row(v).iter().enumerate() {
-                let (g, coef) = (&op.hinges.grad[h as usize], op.hinges.coef[h as usize]);
-                for (b, &slot) in self.hinge_slot[lo + k].iter().enumerate() {
-                    row[slot as usize] += outer(g[c as usize], g[b]) * coef;
-                }
-            }
-            let d = &mut row[self.diagonal_slot[v] as usize];
-            *d += DMat3::from_diagonal(DVec3::splat(op.mass_scale * cloth.mass[v]));
-            if let Some(b) = op.blocks {
-                *d += b.block(cloth, v);
-            }
-            for (block, &w) in row.iter_mut().zip(&cols[starts[v]..starts[v + 1]]) {
-                *block = filtered(&s, v, w, *block);
-            }
-            if let Some(sv) = s[v] {
-                row[self.diagonal_slot[v] as usize] += (DMat3::IDENTITY - sv) * cloth.mass[v];
-            }
-        });
-        match op.repulsion.filter(|_| pairs) {
-            Some(r) => {
-                let rows = (0..n)
-                    .into_par_iter()
-                    .with_min_len(256)
-                    .map(|v| {
-                        let mesh = a.row(v).map(|(w, b)| (w as u32, *b));
-                        let springs = r.row_blocks(v).map(|(w, b)| (w, filtered(&s, v, w, b)));
-                        mesh.chain(springs).collect()
-                    })
-                    .collect();
-                Bsr::from_rows(n, rows)
-            }
-            None => a,
         }
+        let d = &mut row[pattern.diagonal_slot[v] as usize];
+        *d += DMat3::from_diagonal(DVec3::splat(op.mass_scale * cloth.mass[v]));
+        if let Some(b) = op.blocks {
+            *d += b.block(cloth, v);
+        }
+        for (block, &w) in row.iter_mut().zip(&cols[starts[v]..starts[v + 1]]) {
+            *block = filtered(&s, v, w, *block);
+        }
+        if let Some(sv) = s[v] {
+            row[pattern.diagonal_slot[v] as usize] += (DMat3::IDENTITY - sv) * cloth.mass[v];
+        }
+    });
+    match op.repulsion.filter(|_| pairs) {
+        Some(r) => {
+            let rows = (0..n)
+                .into_par_iter()
+                .with_min_len(256)
+                .map(|v| {
+                    let mesh = a.row(v).map(|(w, b)| (w as u32, *b));
+                    let springs = r.row_blocks(v).map(|(w, b)| (w, filtered(&s, v, w, b)));
+                    mesh.chain(springs).collect()
+                })
+                .collect();
+            Bsr::from_rows(n, rows)
+        }
+        None => a,
     }
 }
 

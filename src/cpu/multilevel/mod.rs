@@ -1,211 +1,81 @@
-//! The multilevel preconditioner of the implicit solve: smoothed
-//! aggregation (Vaněk, Mandel & Brezina 1996), applied to cloth as
-//! Tamstorf, Jones & McCormick 2015 do, as one V-cycle per CG iteration.
-//!
-//! - The finest level is the step's system matrix `A = M + S`, assembled
-//!   from the element blocks (membrane, bending, friction springs, the air
-//!   and sticking blocks, the self-collision springs),
-//!   with the constraint filter folded in, as Tamstorf et al. filter their
-//!   system: `S A S + (I - S) m` (the vertex's mass where they put the
-//!   identity, so the scales match), so a pinned vertex or a contact's
-//!   normal is an unknown of its own that the other rows do not see.
-//! - The coarse unknowns are aggregates of about a dozen neighbouring
-//!   vertices (`aggregate.rs`), built once per mesh from the pattern. The
-//!   tentative prolongator moves an aggregate rigidly (three translations,
-//!   three rotations about the current positions: the near-kernel of the
-//!   membrane and bending energies, orthonormalised per aggregate); it is
-//!   smoothed by one damped Jacobi step, `P = (I - w D^-1 A) P0`, and the
-//!   coarse matrix is the Galerkin product `P^T A P`, at every build (the
-//!   matrix changes with the state and the contacts). A coarse level's
-//!   node is an aggregate's two block rows, translation and rotation.
-//! - The levels below the finest are kept from solve to solve while they
-//!   serve: each solve assembles the finest level afresh (the smoother's
-//!   matrix and diagonal, the largest eigenvalue by a few power
-//!   iterations from the last one's vector) and keeps `P` and the coarse
-//!   matrices of the last full build. A solve on kept levels gets a
-//!   `budget` of `GROWTH` times the iterations of the first solve after
-//!   the build (or of `FLOOR`, if more); past it, the hierarchy is built afresh and CG goes on from
-//!   its iterate (cpu/executor.rs). `renew` (after every output frame,
-//!   where a resumed run starts) asks for a full build. Any symmetric
-//!   positive definite coarse matrix leaves the V-cycle symmetric
-//!   positive definite, so kept levels change how fast CG converges,
-//!   never what it converges to.
-//! - Each level is smoothed by Chebyshev polynomials in `D^-1 A` (block
-//!   Jacobi's), of degree `DEGREE` (the finest) or `COARSE_DEGREE` (the
-//!   others) before and after the coarse correction (the same both ways,
-//!   so the cycle is symmetric as CG needs; `cycle.rs`); the coarsest
-//!   level (at most `COARSEST` nodes) is solved by a dense Cholesky
-//!   factorisation (`coarsest.rs`).
+//! The multilevel preconditioner of the CPU's implicit solve: one
+//! V-cycle per CG iteration (`cycle.rs`) on the hierarchy of
+//! `multigrid` (smoothed aggregation; its module doc says how the levels
+//! are built and kept). Each solve assembles the finest level afresh from
+//! the element blocks (`fine.rs`, with the self-collision springs, whose
+//! pattern grows by the vertices their pairs couple) and keeps the
+//! coarse levels within their `Budget`; past it, the hierarchy is built
+//! afresh and CG goes on from its iterate (cpu/executor.rs).
 
-mod aggregate;
-mod bsr;
-mod coarsest;
 mod cycle;
 mod fine;
-mod prolong;
 
-use bsr::{Bsr, Single};
-use coarsest::{Cholesky, Coarsest};
-use cycle::{DEGREE, Level, cycle, lambda_max};
-use fine::FinePattern;
-use prolong::{Modes, cross_matrix, hold_dropped, smooth, tentative};
+use cycle::{Work, cycle};
+use fine::assemble;
 
 use super::hessian::Operator;
 use super::pcg::Filter;
-use crate::error::{Error, Result};
-use glam::{DMat3, DVec3};
+use crate::error::Result;
+use crate::multigrid::{Budget, DEGREE, Hierarchy, Pattern, Single, WARM_POWER_ITERATIONS, lambda_max};
+use glam::DVec3;
 
-/// The most nodes (vertices, or aggregates) the coarsest level has: it is
-/// solved directly.
-const COARSEST: usize = 48;
-/// The most block rows a coarsest level is factorised densely with (a
-/// mesh whose aggregation stalls, such as thousands of loose triangles,
-/// ends at a larger level, which block Jacobi then approximates).
-const DENSE_ROWS: usize = 1024;
-/// Power iterations for each level's `lambda_max(D^-1 A)` from a fixed
-/// start, and for the finest level's from the last estimate's vector when
-/// the coarse levels are kept.
-const POWER_ITERATIONS: usize = 12;
-const WARM_POWER_ITERATIONS: usize = 4;
-/// A solve on kept levels may take this many times the iterations of the
-/// first solve after their build before they are built afresh.
-const GROWTH: f64 = 1.5;
-/// The fewest iterations a budget is reckoned from: after a first solve of
-/// a handful of iterations (a warm start near the answer) its successors
-/// would get a budget of 2 or 3 and rebuild the levels every few steps.
-/// The container scene (441 vertices, 1400 steps) rebuilt them 113 times
-/// with no floor, 64 with a floor of 10 and 3 with 20: 7.1, 6.6 and 5.9 ms
-/// a step (block Jacobi: 10.1).
-const FLOOR: usize = 20;
-
-/// The hierarchy: its levels (finest first) and the coarsest level's
-/// solve.
+/// The hierarchy, the finest level's pattern, and the V-cycle's work
+/// vectors.
 #[derive(Clone, Default)]
 pub struct Multilevel {
-    /// Each level's aggregates, kept from solve to solve (the pattern does
-    /// not change).
-    aggregates: Vec<(Vec<u32>, usize)>,
-    fine: Option<FinePattern>,
-    levels: Vec<Level>,
-    coarsest: Coarsest,
-    /// Whether the last setup kept the coarse levels.
-    kept: bool,
-    /// The iterations of the first solve after the last full build;
-    /// `None`: the next setup builds every level.
-    first: Option<usize>,
-    /// The finest level's last power-iteration vector.
-    eigenvector: Vec<DVec3>,
+    fine: Option<Pattern>,
+    hierarchy: Hierarchy,
+    budget: Budget,
+    work: Vec<Work>,
 }
 
 impl Multilevel {
     /// Builds the levels for the operator's matrix under the filter, at
-    /// positions `x` (the rigid rotations turn about them).
+    /// positions `x` (the rigid rotations turn about them), or keeps the
+    /// coarse ones and assembles the finest afresh.
     pub fn setup(&mut self, op: &Operator, filter: &Filter, x: &[DVec3]) -> Result<()> {
-        let fine = self.fine.get_or_insert_with(|| FinePattern::new(op.cloth));
+        let fine = self.fine.get_or_insert_with(|| Pattern::new(op.cloth));
         let pairs = op.repulsion.is_some();
-        if self.first.is_some()
-            && let Some(level) = self.levels.first_mut()
-        {
-            self.kept = true;
-            let a = fine.assemble(op, filter, pairs);
+        let h = &mut self.hierarchy;
+        if self.budget.keep(!h.levels.is_empty()) {
+            let a = assemble(fine, op, filter, pairs);
+            let level = &mut h.levels[0];
             level.inv_diag = a.diagonal().iter().map(|d| d.inverse()).collect();
             level.a = Single::of(&a);
-            level.lambda = lambda_max(&level.a, &level.inv_diag, &mut self.eigenvector, WARM_POWER_ITERATIONS);
+            level.lambda = lambda_max(&level.a, &level.inv_diag, &mut h.eigenvector, WARM_POWER_ITERATIONS);
             return Ok(());
         }
-        (self.kept, self.first) = (false, None);
         // The aggregates of every level come from the mesh's pattern.
-        let mesh = (self.aggregates.is_empty() && pairs).then(|| fine.assemble(op, filter, false));
-        let a = fine.assemble(op, filter, pairs);
+        let mesh = (h.unaggregated() && pairs).then(|| assemble(fine, op, filter, false));
+        let a = assemble(fine, op, filter, pairs);
         if let Some(mesh) = mesh {
-            self.build(mesh, x)?;
+            h.build(mesh, x)?;
         }
-        self.build(a, x)
+        h.build(a, x)?;
+        self.work = h.levels.iter().map(Work::of).collect();
+        Ok(())
     }
 
     /// The most iterations a solve on kept levels may take before they are
-    /// built afresh (`GROWTH` times the first solve's after the build, or
-    /// `FLOOR`'s); `None` when the last setup built them.
+    /// built afresh; `None` when the last setup built them.
     pub fn budget(&self) -> Option<usize> {
-        let first = self.first.filter(|_| self.kept)?;
-        Some((GROWTH * first.max(FLOOR) as f64).ceil() as usize)
+        self.budget.budget()
     }
 
-    /// Takes note of a solve's iterations: the first after a build sets
-    /// the budget of the solves that keep its levels.
+    /// Takes note of a solve's iterations.
     pub fn solved(&mut self, iterations: usize) {
-        if !self.kept {
-            self.first = Some(iterations);
-        }
+        self.budget.solved(iterations);
     }
 
     /// The next solve builds every level afresh.
     pub fn renew(&mut self) {
-        self.first = None;
-    }
-
-    /// Builds the levels from the finest matrix `a`, at positions `x`,
-    /// aggregating each level that has no aggregates yet.
-    fn build(&mut self, mut a: Bsr, x: &[DVec3]) -> Result<()> {
-        // A translation moves every vertex alike; a rotation w moves x by
-        // w x x = -[x]_x w.
-        let mut modes: Vec<Modes> = x.iter().map(|p| [DMat3::IDENTITY, -cross_matrix(*p)]).collect();
-        let mut group = 1;
-        self.levels.clear();
-        for depth in 0.. {
-            if a.rows() / group <= COARSEST {
-                break;
-            }
-            if self.aggregates.len() == depth {
-                self.aggregates
-                    .push(aggregate::aggregate(&aggregate::Graph::of(&a, group)));
-            }
-            let (of, count) = &self.aggregates[depth];
-            if of.len() != a.rows() / group || 2 * count >= a.rows() {
-                break;
-            }
-            let (p0, coarse_modes, dropped) = tentative(&modes, group, of, *count);
-            let inv_diag: Vec<DMat3> = a.diagonal().iter().map(|d| d.inverse()).collect();
-            let single = Single::of(&a);
-            let mut start = Vec::new();
-            let lambda = lambda_max(&single, &inv_diag, &mut start, POWER_ITERATIONS);
-            if depth == 0 {
-                self.eigenvector = start;
-            }
-            let p = smooth(&a, &inv_diag, 4.0 / (3.0 * lambda), &p0);
-            let pt = p.transpose();
-            let mut coarse = pt.product(&a.product(&p));
-            hold_dropped(&mut coarse, &dropped);
-            let n = a.rows();
-            self.levels.push(Level {
-                a: single,
-                inv_diag,
-                lambda,
-                p: Single::of(&p),
-                pt: Single::of(&pt),
-                r: vec![DVec3::ZERO; n],
-                d: vec![DVec3::ZERO; n],
-                ad: vec![DVec3::ZERO; n],
-                coarse_b: vec![DVec3::ZERO; 2 * count],
-                coarse_x: vec![DVec3::ZERO; 2 * count],
-            });
-            (a, modes, group) = (coarse, coarse_modes, 2);
-        }
-        self.coarsest = match a.rows() <= DENSE_ROWS {
-            true => Coarsest::Cholesky(Cholesky::new(a.dense()).ok_or_else(|| {
-                Error::Step(
-                    "the multilevel preconditioner's coarsest matrix is not positive definite: the state blew up"
-                        .into(),
-                )
-            })?),
-            false => Coarsest::Jacobi(a.diagonal().iter().map(|d| d.inverse()).collect()),
-        };
-        Ok(())
+        self.budget.renew();
     }
 
     /// `z = S M^-1 S r` for `r` already filtered: one V-cycle.
     pub fn apply(&mut self, filter: &Filter, r: &[DVec3], z: &mut [DVec3]) {
-        cycle(&mut self.levels, &self.coarsest, r, z, DEGREE);
+        let h = &self.hierarchy;
+        cycle(&h.levels, &mut self.work, &h.coarsest, r, z, DEGREE);
         filter.apply(z);
     }
 }
@@ -313,7 +183,7 @@ mod tests {
             repulsion: Some(&repulsion),
             ..sheet.operator()
         };
-        let a = FinePattern::new(&sheet.cloth).assemble(&op, &filter, true);
+        let a = assemble(&Pattern::new(&sheet.cloth), &op, &filter, true);
         let n = free.len();
         let p: Vec<DVec3> = (0..n).map(|_| rng.vec3(1.0)).collect();
         let sp: Vec<DVec3> = (0..n).map(|i| filter.project(i, p[i])).collect();
@@ -332,30 +202,6 @@ mod tests {
         }
     }
 
-    /// The tentative prolongator holds every rigid motion: `P0 R = B` row
-    /// by row; a two-vertex aggregate cannot tell the rotation about its
-    /// own line from rest, and drops it.
-    #[test]
-    fn the_tentative_prolongator_holds_the_rigid_motions() {
-        let mut rng = Rng(11);
-        let x: Vec<DVec3> = (0..9).map(|_| rng.vec3(0.1)).collect();
-        let modes: Vec<Modes> = x.iter().map(|p| [DMat3::IDENTITY, -cross_matrix(*p)]).collect();
-        let of = [0, 0, 0, 1, 1, 1, 1, 2, 2];
-        let (p0, coarse, dropped) = tentative(&modes, 1, &of, 3);
-        assert_eq!(dropped.len(), 1, "{dropped:?}");
-        assert_eq!(dropped[0].0, 5, "the rotation row of aggregate 2");
-        for (k, m) in modes.iter().enumerate() {
-            for side in 0..2 {
-                let got = p0.row(k).fold(DMat3::ZERO, |s, (j, b)| s + *b * coarse[j][side]);
-                let err = (got - m[side])
-                    .to_cols_array()
-                    .iter()
-                    .fold(0.0f64, |e, v| e.max(v.abs()));
-                assert!(err < 1e-12, "row {k}, side {side}: {got} against {}", m[side]);
-            }
-        }
-    }
-
     /// On a 40 x 30 sheet (1271 vertices, two levels and the coarsest):
     /// the V-cycle with its filter is symmetric and positive definite, as
     /// conjugate gradients need: symmetric to single precision, in which
@@ -371,7 +217,7 @@ mod tests {
         };
         let mut ml = Multilevel::default();
         ml.setup(&sheet.operator(), &filter, &x).unwrap();
-        assert!(ml.levels.len() >= 2, "{} levels", ml.levels.len());
+        assert!(ml.hierarchy.levels.len() >= 2, "{} levels", ml.hierarchy.levels.len());
         let n = x.len();
         let filtered = |rng: &mut Rng| -> Vec<DVec3> { (0..n).map(|i| filter.project(i, rng.vec3(1.0))).collect() };
         let (u, v) = (filtered(&mut rng), filtered(&mut rng));
@@ -433,7 +279,7 @@ mod tests {
             &b,
         );
         ml.solved(first.iterations);
-        let coarse = ml.levels[1].a.clone();
+        let coarse = ml.hierarchy.levels[1].a.clone();
         let mut next = |wave: f64, jitter: f64, h: f64, rng: &mut Rng| {
             let moved: Vec<DVec3> = x
                 .iter()
@@ -441,7 +287,7 @@ mod tests {
                 .collect();
             let sheet = Sheet::at(Sheet::cloth(60, 40), &moved, h);
             ml.setup(&sheet.operator(), &filter, &moved).unwrap();
-            assert!(ml.levels[1].a == coarse, "the coarse levels were built again");
+            assert!(ml.hierarchy.levels[1].a == coarse, "the coarse levels were built again");
             let s = solve_to_1e8(
                 &sheet,
                 &sheet.operator(),
@@ -464,10 +310,10 @@ mod tests {
             .collect();
         let waved = Sheet::at(Sheet::cloth(60, 40), &moved, h);
         ml.setup(&waved.operator(), &filter, &moved).unwrap();
-        assert!(ml.budget().is_some() && ml.levels[1].a == coarse);
+        assert!(ml.budget().is_some() && ml.hierarchy.levels[1].a == coarse);
         ml.renew();
         ml.setup(&waved.operator(), &filter, &moved).unwrap();
-        assert!(ml.budget().is_none() && ml.levels[1].a != coarse);
+        assert!(ml.budget().is_none() && ml.hierarchy.levels[1].a != coarse);
     }
 
     /// Stiff self-collision springs between distant vertices of the 60 x

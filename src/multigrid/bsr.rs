@@ -125,9 +125,9 @@ impl Bsr {
 /// takes 17% less time, and CG as many iterations, as in f64.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Single {
-    start: Vec<usize>,
-    col: Vec<u32>,
-    val: Vec<Mat3A>,
+    pub start: Vec<usize>,
+    pub col: Vec<u32>,
+    pub val: Vec<Mat3A>,
 }
 
 impl Single {

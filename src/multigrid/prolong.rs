@@ -9,10 +9,10 @@ use rayon::prelude::*;
 /// The near-kernel of a level's matrix on one block row: the 3x6 matrix
 /// whose columns are the rigid motions' values there (translations, then
 /// rotations).
-pub(super) type Modes = [DMat3; 2];
+pub type Modes = [DMat3; 2];
 
 /// `[p]_x`, the matrix of `v -> p x v`.
-pub(super) fn cross_matrix(p: DVec3) -> DMat3 {
+pub fn cross_matrix(p: DVec3) -> DMat3 {
     DMat3::from_cols(
         DVec3::new(0.0, p.z, -p.y),
         DVec3::new(-p.z, 0.0, p.x),
@@ -28,12 +28,7 @@ pub(super) fn cross_matrix(p: DVec3) -> DMat3 {
 /// rotation about the line of a two-vertex aggregate) is dropped: its
 /// column of `P0` is zero and its coarse unknown is listed in `dropped`
 /// (block row, component).
-pub(super) fn tentative(
-    modes: &[Modes],
-    group: usize,
-    of: &[u32],
-    count: usize,
-) -> (Bsr, Vec<Modes>, Vec<(usize, usize)>) {
+pub fn tentative(modes: &[Modes], group: usize, of: &[u32], count: usize) -> (Bsr, Vec<Modes>, Vec<(usize, usize)>) {
     let mut members = vec![Vec::new(); count];
     for (node, &j) in of.iter().enumerate() {
         members[j as usize].extend(node * group..(node + 1) * group);
@@ -92,7 +87,7 @@ fn norm(a: &[DVec3]) -> f64 {
 /// A dropped coarse unknown has a zero row and column in `P^T A P`; it
 /// gets its block's largest diagonal entry (or 1) there, so the level stays
 /// definite (the unknown is decoupled and stays zero).
-pub(super) fn hold_dropped(a: &mut Bsr, dropped: &[(usize, usize)]) {
+pub fn hold_dropped(a: &mut Bsr, dropped: &[(usize, usize)]) {
     for &(row, c) in dropped {
         let k = (a.start[row]..a.start[row + 1])
             .find(|&k| a.col[k] as usize == row)
@@ -106,7 +101,7 @@ pub(super) fn hold_dropped(a: &mut Bsr, dropped: &[(usize, usize)]) {
 }
 
 /// The smoothed prolongator `(I - w D^-1 A) P0`.
-pub(super) fn smooth(a: &Bsr, inv_diag: &[DMat3], omega: f64, p0: &Bsr) -> Bsr {
+pub fn smooth(a: &Bsr, inv_diag: &[DMat3], omega: f64, p0: &Bsr) -> Bsr {
     let ap0 = a.product(p0);
     let rows = (0..a.rows())
         .into_par_iter()
@@ -119,4 +114,34 @@ pub(super) fn smooth(a: &Bsr, inv_diag: &[DMat3], omega: f64, p0: &Bsr) -> Bsr {
         })
         .collect();
     Bsr::from_rows(p0.cols, rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::testing::Rng;
+
+    /// The tentative prolongator holds every rigid motion: `P0 R = B` row
+    /// by row; a two-vertex aggregate cannot tell the rotation about its
+    /// own line from rest, and drops it.
+    #[test]
+    fn the_tentative_prolongator_holds_the_rigid_motions() {
+        let mut rng = Rng(11);
+        let x: Vec<DVec3> = (0..9).map(|_| rng.vec3(0.1)).collect();
+        let modes: Vec<Modes> = x.iter().map(|p| [DMat3::IDENTITY, -cross_matrix(*p)]).collect();
+        let of = [0, 0, 0, 1, 1, 1, 1, 2, 2];
+        let (p0, coarse, dropped) = tentative(&modes, 1, &of, 3);
+        assert_eq!(dropped.len(), 1, "{dropped:?}");
+        assert_eq!(dropped[0].0, 5, "the rotation row of aggregate 2");
+        for (k, m) in modes.iter().enumerate() {
+            for side in 0..2 {
+                let got = p0.row(k).fold(DMat3::ZERO, |s, (j, b)| s + *b * coarse[j][side]);
+                let err = (got - m[side])
+                    .to_cols_array()
+                    .iter()
+                    .fold(0.0f64, |e, v| e.max(v.abs()));
+                assert!(err < 1e-12, "row {k}, side {side}: {got} against {}", m[side]);
+            }
+        }
+    }
 }

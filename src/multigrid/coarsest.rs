@@ -6,7 +6,7 @@ use glam::{DMat3, DVec3};
 /// The coarsest level's solve: exact, or its inverse diagonal blocks when
 /// it is too large to factorise.
 #[derive(Clone)]
-pub(super) enum Coarsest {
+pub enum Coarsest {
     Cholesky(Cholesky),
     Jacobi(Vec<DMat3>),
 }
@@ -18,7 +18,7 @@ impl Default for Coarsest {
 }
 
 impl Coarsest {
-    pub(super) fn solve(&self, b: &[DVec3], x: &mut [DVec3]) {
+    pub fn solve(&self, b: &[DVec3], x: &mut [DVec3]) {
         match self {
             Coarsest::Cholesky(c) => c.solve(b, x),
             Coarsest::Jacobi(inv) => x.iter_mut().zip(inv).zip(b).for_each(|((x, d), b)| *x = *d * *b),
@@ -28,14 +28,14 @@ impl Coarsest {
 
 /// A dense Cholesky factor `L L^T` (row-major lower triangle).
 #[derive(Clone)]
-pub(super) struct Cholesky {
+pub struct Cholesky {
     n: usize,
     l: Vec<f64>,
 }
 
 impl Cholesky {
     /// `None` when the matrix is not positive definite.
-    pub(super) fn new(mut m: Vec<f64>) -> Option<Cholesky> {
+    pub fn new(mut m: Vec<f64>) -> Option<Cholesky> {
         let n = (m.len() as f64).sqrt() as usize;
         for j in 0..n {
             let d = m[j * n + j] - (0..j).map(|k| m[j * n + k] * m[j * n + k]).sum::<f64>();
