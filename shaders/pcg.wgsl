@@ -1,5 +1,6 @@
 // The vector steps of the filtered block-Jacobi PCG (CPU twin:
-// src/cpu/pcg.rs; Baraff & Witkin 1998 §5.3): pinned vertices keep their
+// src/cpu/pcg.rs; Baraff & Witkin 1998 §5.3), or with the multilevel
+// preconditioner, whose z replaces block Jacobi's (`filtered_sums`): pinned vertices keep their
 // prescribed dv and are zeroed out of residuals and directions; vertices
 // resting on an obstacle (collide.wgsl `resting`) keep dv's normal
 // component and are filtered with I - n n^T. Each kernel
@@ -96,6 +97,27 @@ fn update(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups)
         let alpha = scalars.alpha;
         dv[v] = vec4<f32>(dv[v].xyz + p[v].xyz * alpha, 0.0);
         sums = store_residual(v, r[v].xyz - project(v, q[v].xyz) * alpha);
+    }
+    let total = workgroup_sum(local, sums);
+    let g = group_index(group, groups);
+    if (local == 0u && g < arrayLength(&partial)) {
+        partial[g] = total;
+    }
+}
+
+// After the multilevel V-cycle (multilevel.wgsl) left z = M^-1 r in place
+// of block Jacobi's: z = S z; partial sums of (r . r, r . z). Not gated
+// by `done`: a restart's residual comes after the recurrence converged.
+@compute @workgroup_size(WORKGROUP)
+fn filtered_sums(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) local: u32,
+                 @builtin(workgroup_id) group: vec3<u32>) {
+    let v = linear_index(id, groups);
+    var sums = vec2<f32>(0.0);
+    if (v < params.counts.x) {
+        let ri = r[v].xyz;
+        let zi = project(v, z[v].xyz);
+        z[v] = vec4<f32>(zi, 0.0);
+        sums = vec2<f32>(dot(ri, ri), dot(ri, zi));
     }
     let total = workgroup_sum(local, sums);
     let g = group_index(group, groups);

@@ -7,7 +7,9 @@
 use super::buffers::{Buffers, FACE_CHANNELS, STATE, vec4};
 use super::context::GpuContext;
 use super::kernel::Recorder;
-use super::kernels::{Build, Kernels, WgCollide, WgProximity, WgRepulsion, WgShapeOperator, WgStrainLimit};
+use super::kernels::{
+    Build, Kernels, WgCollide, WgMultilevel, WgProximity, WgRepulsion, WgShapeOperator, WgStrainLimit,
+};
 use super::layout::{Displacement, HingeHalf, PackedChannel, PairGpu, Params};
 use crate::cloth::Cloth;
 use crate::collide::proximity::Proximity;
@@ -35,6 +37,8 @@ pub struct GpuBackend {
     pub(super) limiter: Option<WgStrainLimit>,
     /// The shape operator's coupling, when the cloth's bending model is it.
     pub(super) shape_operator: Option<WgShapeOperator>,
+    /// The multilevel preconditioner, built when a solve first asks for it.
+    pub(super) multilevel: Option<WgMultilevel>,
     /// What the step being run has: enabled obstacles, proximity pairs.
     pub(super) obstacles_on: bool,
     pub(super) pairs_on: bool,
@@ -91,6 +95,7 @@ impl GpuBackend {
             found: 0,
             limiter: None,
             shape_operator,
+            multilevel: None,
             obstacles_on: false,
             pairs_on: false,
             loads: Vec::new(),
@@ -347,7 +352,11 @@ impl Backend for GpuBackend {
         self.ctx.check()
     }
 
-    /// Nothing to drop: the device's preconditioner (block Jacobi) is
-    /// formed afresh every solve.
-    fn drop_caches(&mut self) {}
+    /// The multilevel preconditioner's next solve builds its levels
+    /// afresh.
+    fn drop_caches(&mut self) {
+        if let Some(m) = &mut self.multilevel {
+            m.budget.renew();
+        }
+    }
 }

@@ -106,6 +106,9 @@ pub struct Module {
     pipeline_layout: wgpu::PipelineLayout,
     /// Binding number of each global, by name.
     bindings: HashMap<String, u32>,
+    /// The pipelines of the entries built so far (a kernel bound again to
+    /// other buffers, such as a multilevel level's, reuses its entry's).
+    pipelines: std::cell::RefCell<HashMap<String, wgpu::ComputePipeline>>,
 }
 
 impl Module {
@@ -180,10 +183,14 @@ impl Module {
             layout,
             pipeline_layout,
             bindings,
+            pipelines: Default::default(),
         })
     }
 
     pub fn pipeline(&self, ctx: &GpuContext, entry: &str) -> Result<wgpu::ComputePipeline> {
+        if let Some(p) = self.pipelines.borrow().get(entry) {
+            return Ok(p.clone());
+        }
         let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let p = ctx.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(entry),
@@ -195,7 +202,10 @@ impl Module {
         });
         match pollster::block_on(scope.pop()) {
             Some(e) => Err(Error::Gpu(format!("shaders/{}.wgsl entry {entry}: {e}", self.name))),
-            None => Ok(p),
+            None => {
+                self.pipelines.borrow_mut().insert(entry.to_string(), p.clone());
+                Ok(p)
+            }
         }
     }
 

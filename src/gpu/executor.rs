@@ -5,12 +5,14 @@
 
 use super::backend::GpuBackend;
 use super::kernel::Pass;
-use super::kernels::{PCG, PLAIN, RHS, WgCollide, WgProximity, WgRepulsion, WgStrainLimit};
+use super::kernels::{PCG, PLAIN, RHS, WgCollide, WgMultilevel, WgProximity, WgRepulsion, WgStrainLimit};
 use super::layout::{Displacement, Params, Scalars};
 use crate::collide::ContactReport;
 use crate::error::{Error, Result};
 use crate::step::sequence::{Executor, Found, Solve};
-use crate::step::{CORRECTION_ITERATIONS, Preconditioner, SOLVE_RESTARTS, Scales, StepInput, StepReport, StrainLimit};
+use crate::step::{
+    Backend, CORRECTION_ITERATIONS, Preconditioner, SOLVE_RESTARTS, Scales, StepInput, StepReport, StrainLimit,
+};
 use bytemuck::Zeroable;
 use glam::DVec3;
 use std::time::Instant;
@@ -30,16 +32,94 @@ impl GpuBackend {
 
     /// The solve's residual `S (b - A dv)` from dv itself, its preconditioned
     /// twin, the first direction, and the scalars with whether to iterate.
-    fn true_residual(&self) -> Result<Scalars> {
+    fn true_residual(&self, multilevel: bool) -> Result<Scalars> {
         let (pcg, reduce) = (&self.kernels.pcg, &self.kernels.reduce);
         self.copy("dv", "p");
         self.recorder.pass(&self.ctx, "residual", |pass| {
             self.product(pass, PLAIN);
             pass.run(&pcg.residual);
+            self.precondition(pass, multilevel);
             pass.run(&reduce.start);
             pass.run(&pcg.first_direction);
         });
         Ok(self.read(&self.buffers["scalars"], 1)?[0])
+    }
+
+    /// With the multilevel preconditioner, records its V-cycle on the
+    /// residual `pcg` left and the sums of its `z` (block Jacobi's is
+    /// already there otherwise).
+    fn precondition(&self, pass: &mut Pass, multilevel: bool) {
+        if let Some(m) = self.multilevel.as_ref().filter(|_| multilevel) {
+            m.record_cycle(pass);
+            pass.run(&self.kernels.pcg.filtered_sums);
+        }
+    }
+
+    /// Iterates from the residual of dv until the scalars say done, at most
+    /// to `max` iterations in all. When the recurred residual meets the
+    /// tolerance, the residual is computed again from dv and the
+    /// iterations go on from it while that one does not (`SOLVE_RESTARTS`):
+    /// in f32 the recurrence drifts below the true residual (a claimed 1e-6
+    /// was 7e-6 on the trousers).
+    fn iterate(&self, batch: usize, max: u32, multilevel: bool) -> Result<Scalars> {
+        let (pcg, reduce) = (&self.kernels.pcg, &self.kernels.reduce);
+        let mut s = self.true_residual(multilevel)?;
+        let (mut checked, mut restarts) = (0, 0);
+        loop {
+            while s.done == 0 {
+                self.recorder.pass(&self.ctx, "pcg iterations", |pass| {
+                    for _ in 0..batch {
+                        self.product(pass, PCG);
+                        pass.run(&reduce.alpha);
+                        pass.run(&pcg.update);
+                        self.precondition(pass, multilevel);
+                        pass.run(&reduce.beta);
+                        pass.run(&pcg.direction);
+                    }
+                });
+                s = self.read(&self.buffers["scalars"], 1)?[0];
+            }
+            let stop = s.broke != 0 || s.iterations == checked || s.iterations >= max;
+            if stop || restarts == SOLVE_RESTARTS {
+                return Ok(s);
+            }
+            checked = s.iterations;
+            restarts += 1;
+            s = self.true_residual(multilevel)?;
+        }
+    }
+
+    /// Readies the multilevel preconditioner for a solve: assembles the
+    /// finest level on the device, and either bounds its eigenvalues there
+    /// (the coarse levels kept) or reads it back and builds the levels
+    /// below it on the host (`force`: whatever the budget says).
+    fn setup_multilevel(&mut self, force: bool) -> Result<()> {
+        if self.multilevel.is_none() {
+            let m = WgMultilevel::new(&self.ctx, &mut self.buffers, self.row, &self.cloth)?;
+            self.multilevel = Some(m);
+        }
+        let mut m = self.multilevel.take().expect("built above");
+        if force {
+            m.budget.renew();
+        }
+        self.recorder
+            .pass(&self.ctx, "multilevel: finest level", |pass| pass.run(&m.assemble));
+        let result = match m.budget.keep(m.built()) {
+            true => {
+                self.recorder
+                    .pass(&self.ctx, "multilevel: power iteration", |pass| m.record_power(pass));
+                Ok(())
+            }
+            false => self
+                .read::<[[f32; 4]; 3]>(&self.buffers["ml_fine_val"], m.fine_blocks())
+                .and_then(|val| {
+                    let x = self.positions()?;
+                    m.build(&self.ctx, &self.buffers, &val, &x)
+                }),
+        };
+        self.multilevel = Some(m);
+        result?;
+        self.ctx.check()
     }
 
     /// The repulsion kernels when the step has proximity pairs.
@@ -241,16 +321,18 @@ impl Executor for GpuBackend {
     }
 
     fn solve(&mut self, input: &StepInput, _: &Scales, floor: f64) -> Result<Solve> {
-        if input.solver.preconditioner != Preconditioner::Jacobi {
-            return Err(Error::Gpu(format!(
-                "solver.preconditioner = \"{}\" runs on the CPU backend only so far (its WGSL kernels are not written): use --backend cpu, or --set solver.preconditioner=jacobi on the GPU",
-                input.solver.preconditioner.name()
-            )));
+        let multilevel = input.solver.preconditioner == Preconditioner::Multilevel;
+        let max = input.solver.max_iterations as u32;
+        let mut budget = max;
+        if multilevel {
+            self.setup_multilevel(false)?;
+            let m = self.multilevel.as_ref().expect("set up above");
+            budget = m.budget.budget().map_or(max, |b| (b as u32).min(max));
         }
         let init = Scalars {
             tol2: (input.solver.tolerance * input.solver.tolerance) as f32,
             floor2: (floor * floor) as f32,
-            max_iterations: input.solver.max_iterations as u32,
+            max_iterations: budget,
             ..Scalars::default()
         };
         self.recorder.flush(&self.ctx);
@@ -265,34 +347,25 @@ impl Executor for GpuBackend {
             pass.run(&pcg.reference_residual);
             pass.run(&reduce.reference);
         });
-        // The residual of the warm-started guess, then the iterations. When
-        // the recurred residual meets the tolerance, the residual is computed
-        // again from dv and the iterations go on from it while that one does
-        // not (`SOLVE_RESTARTS`): in f32 the recurrence drifts below the true
-        // residual (a claimed 1e-6 was 7e-6 on the trousers).
         let batch = input.solver.readback_interval.max(1);
-        let mut s = self.true_residual()?;
-        let (mut checked, mut restarts) = (0, 0);
-        loop {
-            while s.done == 0 {
-                self.recorder.pass(&self.ctx, "pcg iterations", |pass| {
-                    for _ in 0..batch {
-                        self.product(pass, PCG);
-                        pass.run(&reduce.alpha);
-                        pass.run(&pcg.update);
-                        pass.run(&reduce.beta);
-                        pass.run(&pcg.direction);
-                    }
-                });
-                s = self.read(&self.buffers["scalars"], 1)?[0];
-            }
-            let stop = s.broke != 0 || s.iterations == checked || s.iterations >= init.max_iterations;
-            if stop || restarts == SOLVE_RESTARTS {
-                break;
-            }
-            checked = s.iterations;
-            restarts += 1;
-            s = self.true_residual()?;
+        let mut s = self.iterate(batch, budget, multilevel)?;
+        // Past its budget, a solve on kept multilevel levels has found a
+        // system they no longer serve: built afresh, CG goes on from its
+        // iterate (as cpu/executor.rs does).
+        let mut after_build = s.iterations;
+        let converged = s.zero != 0 || s.rr <= s.tol2 * s.rr_ref;
+        if budget < max && s.broke == 0 && !converged {
+            self.setup_multilevel(true)?;
+            let at = std::mem::offset_of!(Scalars, max_iterations) as u64;
+            self.ctx
+                .queue
+                .write_buffer(&self.buffers["scalars"], at, bytemuck::bytes_of(&max));
+            let before = s.iterations;
+            s = self.iterate(batch, max, multilevel)?;
+            after_build = s.iterations - before;
+        }
+        if let Some(m) = self.multilevel.as_mut().filter(|_| multilevel) {
+            m.budget.solved(after_build as usize);
         }
         if s.broke != 0 {
             return Err(Error::Step(format!(
@@ -303,6 +376,7 @@ impl Executor for GpuBackend {
         }
         // The prescribed solution and `A dv` in `q` (for the reactions and
         // the contacts' release).
+        let pcg = &self.kernels.pcg;
         self.recorder
             .pass(&self.ctx, "prescribed solution", |pass| pass.run(&pcg.zero_free));
         self.copy("dv", "p");

@@ -476,3 +476,16 @@ mod tests {
         }
     }
 }
+
+/// WGSL `LevelParams` of shaders/multilevel.wgsl: one level's dispatch.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct LevelParams {
+    pub rows: u32,
+    pub coarse_rows: u32,
+    pub level: u32,
+    pub step: u32,
+    pub lowest: f32,
+    pub margin: f32,
+    pub pad: [u32; 2],
+}

@@ -19,7 +19,9 @@ const CLOSEST: &str = include_str!("../../shaders/shared/closest.wgsl");
 /// The kernel files: (name, source, extra shared files). Each kernel of a
 /// step has a CPU twin `src/cpu/<name>.rs`, but `proximity`, whose twin is
 /// the host search `src/collide/proximity.rs` (the CPU backend's, which
-/// sticking shares), and `scan`, integer prefix sums; `copy` is the
+/// sticking shares), `scan`, integer prefix sums, and `multilevel` and
+/// `multilevel_fine`, whose twin is `src/cpu/multilevel/` (the V-cycle and
+/// the finest level's assembly); `copy` is the
 /// bandwidth probe of `crease bench`.
 pub const KERNELS: &[(&str, &str, &[&str])] = &[
     ("membrane", include_str!("../../shaders/membrane.wgsl"), &[]),
@@ -27,6 +29,12 @@ pub const KERNELS: &[(&str, &str, &[&str])] = &[
     ("gather", include_str!("../../shaders/gather.wgsl"), &[HINGE]),
     ("hessian", include_str!("../../shaders/hessian.wgsl"), &[HINGE]),
     ("pcg", include_str!("../../shaders/pcg.wgsl"), &[]),
+    ("multilevel", include_str!("../../shaders/multilevel.wgsl"), &[]),
+    (
+        "multilevel_fine",
+        include_str!("../../shaders/multilevel_fine.wgsl"),
+        &[HINGE],
+    ),
     ("reduce", include_str!("../../shaders/reduce.wgsl"), &[]),
     ("integrate", include_str!("../../shaders/integrate.wgsl"), &[]),
     ("collide", include_str!("../../shaders/collide.wgsl"), &[CLOSEST]),

@@ -1,7 +1,13 @@
 //! The coarsest level's solve: a dense Cholesky factorisation, or block
 //! Jacobi where the level is too large to factorise.
 
+use super::bsr::Bsr;
 use glam::{DMat3, DVec3};
+
+/// The most scalar unknowns whose inverse `Coarsest::inverse` forms
+/// densely (one solve per column: 64M multiply-adds at this size); a larger
+/// coarsest level is approximated by its inverse diagonal blocks there.
+const DENSE_INVERSE: usize = 768;
 
 /// The coarsest level's solve: exact, or its inverse diagonal blocks when
 /// it is too large to factorise.
@@ -23,6 +29,45 @@ impl Coarsest {
             Coarsest::Cholesky(c) => c.solve(b, x),
             Coarsest::Jacobi(inv) => x.iter_mut().zip(inv).zip(b).for_each(|((x, d), b)| *x = *d * *b),
         }
+    }
+
+    /// The solve as a matrix, for a device to apply as one product: the
+    /// dense inverse, column by column from the factor; the inverse
+    /// diagonal blocks where the level is solved by them or is too large
+    /// to invert densely (`DENSE_INVERSE`), with `diagonal` the level's
+    /// diagonal blocks.
+    pub fn inverse(&self, diagonal: &[DMat3]) -> Bsr {
+        let rows = diagonal.len();
+        let blocks = match self {
+            Coarsest::Cholesky(c) if c.n <= DENSE_INVERSE => {
+                let columns: Vec<Vec<DVec3>> = (0..c.n)
+                    .map(|k| {
+                        let mut e = vec![DVec3::ZERO; rows];
+                        e[k / 3][k % 3] = 1.0;
+                        let mut x = vec![DVec3::ZERO; rows];
+                        c.solve(&e, &mut x);
+                        x
+                    })
+                    .collect();
+                (0..rows)
+                    .map(|i| {
+                        (0..rows)
+                            .map(|j| {
+                                let col = |c: usize| columns[3 * j + c][i];
+                                (j as u32, DMat3::from_cols(col(0), col(1), col(2)))
+                            })
+                            .collect()
+                    })
+                    .collect()
+            }
+            Coarsest::Jacobi(inv) => inv.iter().enumerate().map(|(i, d)| vec![(i as u32, *d)]).collect(),
+            Coarsest::Cholesky(_) => diagonal
+                .iter()
+                .enumerate()
+                .map(|(i, d)| vec![(i as u32, d.inverse())])
+                .collect(),
+        };
+        Bsr::from_rows(rows, blocks)
     }
 }
 

@@ -109,6 +109,8 @@ pub struct Hierarchy {
     aggregates: Vec<(Vec<u32>, usize)>,
     pub levels: Vec<Level>,
     pub coarsest: Coarsest,
+    /// The coarsest level's diagonal blocks.
+    coarsest_diagonal: Vec<DMat3>,
     /// The finest level's last power-iteration vector.
     pub eigenvector: Vec<DVec3>,
 }
@@ -161,6 +163,7 @@ impl Hierarchy {
             });
             (a, modes, group) = (coarse, coarse_modes, 2);
         }
+        self.coarsest_diagonal = a.diagonal();
         self.coarsest = match a.rows() <= DENSE_ROWS {
             true => Coarsest::Cholesky(Cholesky::new(a.dense()).ok_or_else(|| {
                 Error::Step(
@@ -168,9 +171,14 @@ impl Hierarchy {
                         .into(),
                 )
             })?),
-            false => Coarsest::Jacobi(a.diagonal().iter().map(|d| d.inverse()).collect()),
+            false => Coarsest::Jacobi(self.coarsest_diagonal.iter().map(|d| d.inverse()).collect()),
         };
         Ok(())
+    }
+
+    /// The coarsest level's solve as a matrix (`Coarsest::inverse`).
+    pub fn coarsest_inverse(&self) -> Bsr {
+        self.coarsest.inverse(&self.coarsest_diagonal)
     }
 }
 

@@ -137,7 +137,7 @@ pub trait Backend {
     fn save_state(&self) -> Result<BackendState>;
     fn restore_state(&mut self, state: &BackendState) -> Result<()>;
     /// Drops what the backend keeps from step to step only for speed (the
-    /// CPU's multilevel hierarchy), which a checkpoint does not hold: the
+    /// multilevel hierarchy), which a checkpoint does not hold: the
     /// run calls it after each output frame, where a resumed run starts,
     /// so that both do the same arithmetic.
     fn drop_caches(&mut self);

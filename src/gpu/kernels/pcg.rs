@@ -13,6 +13,7 @@ pub struct WgPcg {
     pub residual: Kernel,
     pub update: Kernel,
     pub direction: Kernel,
+    pub filtered_sums: Kernel,
     pub first_direction: Kernel,
     pub zero_free: Kernel,
 }
@@ -27,6 +28,7 @@ impl WgPcg {
             residual: k("residual")?,
             update: k("update")?,
             direction: k("direction")?,
+            filtered_sums: k("filtered_sums")?,
             first_direction: k("first_direction")?,
             zero_free: k("zero_free")?,
         })

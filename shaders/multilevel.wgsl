@@ -1,0 +1,234 @@
+// The multilevel preconditioner's V-cycle, one per CG iteration (CPU twin:
+// src/cpu/multilevel/cycle.rs; the hierarchy is built on the host,
+// src/multigrid): on each level, Chebyshev smoothing in block Jacobi's
+// D^-1 A before and after the coarse correction (Saad, Iterative Methods
+// for Sparse Linear Systems, Alg. 12.1: a fixed polynomial, so the cycle
+// stays symmetric), the residual restricted by P^T, the next level's
+// cycle, its correction prolonged by P; the coarsest level is one product
+// with its inverse. Each level's matrices are block-sparse rows of 3x3
+// blocks; the kernels of one level are bound to that level's buffers (the
+// `ml_*` names), the finest level's right-hand side being the PCG's `r`
+// and its solution `z`. One invocation per block row, each row summed in
+// its columns' order: deterministic. The power iteration bounds the finest
+// level's eigenvalues each solve (`multigrid::lambda_max`), on the device.
+
+// One level's dispatch (layout.rs `LevelParams`).
+struct LevelParams {
+    rows: u32,         // this level's block rows
+    coarse_rows: u32,  // the next coarser level's
+    level: u32,        // this level's entry in ml_lambda
+    step: u32,         // the Chebyshev step this dispatch makes (smooth_step)
+    lowest: f32,       // the lower end of the damped eigenvalues, over lambda (multigrid::LOWEST)
+    margin: f32,       // the power iteration's estimate is raised by this (multigrid::LAMBDA_MARGIN)
+    pad0: u32,
+    pad1: u32,
+}
+
+@group(0) @binding(0) var<uniform> ml_params: LevelParams;
+@group(0) @binding(1) var<storage, read_write> ml_lambda: array<f32>;  // per level; the last entry the power iteration's norm
+@group(0) @binding(2) var<storage, read> ml_a_start: array<u32>;
+@group(0) @binding(3) var<storage, read> ml_a_col: array<u32>;
+@group(0) @binding(4) var<storage, read> ml_a_val: array<mat3x3<f32>>;
+@group(0) @binding(5) var<storage, read> ml_p_start: array<u32>;
+@group(0) @binding(6) var<storage, read> ml_p_col: array<u32>;
+@group(0) @binding(7) var<storage, read> ml_p_val: array<mat3x3<f32>>;
+@group(0) @binding(8) var<storage, read> ml_pt_start: array<u32>;
+@group(0) @binding(9) var<storage, read> ml_pt_col: array<u32>;
+@group(0) @binding(10) var<storage, read> ml_pt_val: array<mat3x3<f32>>;
+@group(0) @binding(11) var<storage, read> ml_c_start: array<u32>;   // the coarsest level's inverse
+@group(0) @binding(12) var<storage, read> ml_c_col: array<u32>;
+@group(0) @binding(13) var<storage, read> ml_c_val: array<mat3x3<f32>>;
+@group(0) @binding(14) var<storage, read> ml_inv_diag: array<mat3x3<f32>>;
+@group(0) @binding(15) var<storage, read> ml_b: array<vec4<f32>>;
+@group(0) @binding(16) var<storage, read_write> ml_x: array<vec4<f32>>;
+@group(0) @binding(17) var<storage, read_write> ml_r: array<vec4<f32>>;
+@group(0) @binding(18) var<storage, read_write> ml_d: array<vec4<f32>>;
+@group(0) @binding(19) var<storage, read_write> ml_ad: array<vec4<f32>>;
+@group(0) @binding(20) var<storage, read_write> ml_coarse_b: array<vec4<f32>>;
+@group(0) @binding(21) var<storage, read_write> ml_coarse_x: array<vec4<f32>>;
+@group(0) @binding(22) var<storage, read_write> ml_power: array<vec4<f32>>;
+@group(0) @binding(23) var<storage, read_write> ml_partial: array<vec2<f32>>;
+
+// theta, delta and sigma = theta / delta of the Chebyshev iteration damping
+// [lowest lambda, lambda].
+fn bounds() -> vec3<f32> {
+    let hi = ml_lambda[ml_params.level];
+    let lo = hi * ml_params.lowest;
+    let theta = (hi + lo) * 0.5;
+    let delta = (hi - lo) * 0.5;
+    return vec3<f32>(theta, delta, theta / delta);
+}
+
+// x = r / theta with r = D^-1 b, from x = 0 (the first half of the cycle):
+// Chebyshev's first step, d = r / theta, x += d.
+@compute @workgroup_size(WORKGROUP)
+fn smooth_first(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = linear_index(id, groups);
+    if (i >= ml_params.rows) {
+        return;
+    }
+    let r = ml_inv_diag[i] * ml_b[i].xyz;
+    let d = r / bounds().x;
+    ml_r[i] = vec4<f32>(r, 0.0);
+    ml_d[i] = vec4<f32>(d, 0.0);
+    ml_x[i] = vec4<f32>(d, 0.0);
+}
+
+// After `residual` (r = b - A x): Chebyshev's first step from x,
+// r = D^-1 r, d = r / theta, x += d.
+@compute @workgroup_size(WORKGROUP)
+fn smooth_restart(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = linear_index(id, groups);
+    if (i >= ml_params.rows) {
+        return;
+    }
+    let r = ml_inv_diag[i] * ml_r[i].xyz;
+    let d = r / bounds().x;
+    ml_r[i] = vec4<f32>(r, 0.0);
+    ml_d[i] = vec4<f32>(d, 0.0);
+    ml_x[i] = vec4<f32>(ml_x[i].xyz + d, 0.0);
+}
+
+// ad = A d.
+@compute @workgroup_size(WORKGROUP)
+fn smooth_product(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = linear_index(id, groups);
+    if (i >= ml_params.rows) {
+        return;
+    }
+    var y = vec3<f32>(0.0);
+    for (var k = ml_a_start[i]; k < ml_a_start[i + 1u]; k++) {
+        y += ml_a_val[k] * ml_d[ml_a_col[k]].xyz;
+    }
+    ml_ad[i] = vec4<f32>(y, 0.0);
+}
+
+// After `smooth_product`, Chebyshev's step `step` (1 ..< degree):
+// r -= D^-1 ad, d = rho_s rho_{s-1} d + 2 rho_s / delta r, x += d, where
+// rho_0 = 1 / sigma and rho_s = 1 / (2 sigma - rho_{s-1}).
+@compute @workgroup_size(WORKGROUP)
+fn smooth_step(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = linear_index(id, groups);
+    if (i >= ml_params.rows) {
+        return;
+    }
+    let b = bounds();
+    var rho = 1.0 / b.z;
+    var next = rho;
+    for (var s = 0u; s < ml_params.step; s++) {
+        rho = next;
+        next = 1.0 / (2.0 * b.z - rho);
+    }
+    let r = ml_r[i].xyz - ml_inv_diag[i] * ml_ad[i].xyz;
+    let d = ml_d[i].xyz * (next * rho) + r * (2.0 * next / b.y);
+    ml_r[i] = vec4<f32>(r, 0.0);
+    ml_d[i] = vec4<f32>(d, 0.0);
+    ml_x[i] = vec4<f32>(ml_x[i].xyz + d, 0.0);
+}
+
+// r = b - A x.
+@compute @workgroup_size(WORKGROUP)
+fn residual(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = linear_index(id, groups);
+    if (i >= ml_params.rows) {
+        return;
+    }
+    var y = vec3<f32>(0.0);
+    for (var k = ml_a_start[i]; k < ml_a_start[i + 1u]; k++) {
+        y += ml_a_val[k] * ml_x[ml_a_col[k]].xyz;
+    }
+    ml_r[i] = vec4<f32>(ml_b[i].xyz - y, 0.0);
+}
+
+// The next level's right-hand side, P^T r (one invocation per coarse row).
+@compute @workgroup_size(WORKGROUP)
+fn restriction(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let j = linear_index(id, groups);
+    if (j >= ml_params.coarse_rows) {
+        return;
+    }
+    var y = vec3<f32>(0.0);
+    for (var k = ml_pt_start[j]; k < ml_pt_start[j + 1u]; k++) {
+        y += ml_pt_val[k] * ml_r[ml_pt_col[k]].xyz;
+    }
+    ml_coarse_b[j] = vec4<f32>(y, 0.0);
+}
+
+// The coarse correction: x += P x_coarse.
+@compute @workgroup_size(WORKGROUP)
+fn prolong(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = linear_index(id, groups);
+    if (i >= ml_params.rows) {
+        return;
+    }
+    var y = vec3<f32>(0.0);
+    for (var k = ml_p_start[i]; k < ml_p_start[i + 1u]; k++) {
+        y += ml_p_val[k] * ml_coarse_x[ml_p_col[k]].xyz;
+    }
+    ml_x[i] = vec4<f32>(ml_x[i].xyz + y, 0.0);
+}
+
+// The coarsest level's solve, x_coarse = C b_coarse with C its inverse
+// (multigrid/coarsest.rs: from the Cholesky factor, or the inverse
+// diagonal blocks), run with the level above it.
+@compute @workgroup_size(WORKGROUP)
+fn coarsest(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let j = linear_index(id, groups);
+    if (j >= ml_params.coarse_rows) {
+        return;
+    }
+    var y = vec3<f32>(0.0);
+    for (var k = ml_c_start[j]; k < ml_c_start[j + 1u]; k++) {
+        y += ml_c_val[k] * ml_coarse_b[ml_c_col[k]].xyz;
+    }
+    ml_coarse_x[j] = vec4<f32>(y, 0.0);
+}
+
+// The power iteration's product and scaling: r = D^-1 A u for the unit
+// vector u; partial sums of |r|^2 per workgroup.
+@compute @workgroup_size(WORKGROUP)
+fn power_product(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) local: u32,
+                 @builtin(workgroup_id) group: vec3<u32>) {
+    let i = linear_index(id, groups);
+    var sum = 0.0;
+    if (i < ml_params.rows) {
+        var y = vec3<f32>(0.0);
+        for (var k = ml_a_start[i]; k < ml_a_start[i + 1u]; k++) {
+            y += ml_a_val[k] * ml_power[ml_a_col[k]].xyz;
+        }
+        let r = ml_inv_diag[i] * y;
+        ml_r[i] = vec4<f32>(r, 0.0);
+        sum = dot(r, r);
+    }
+    let total = workgroup_sum(local, vec2<f32>(sum, 0.0));
+    let g = group_index(group, groups);
+    if (local == 0u && g < arrayLength(&ml_partial)) {
+        ml_partial[g] = total;
+    }
+}
+
+// |D^-1 A u| from the partial sums in a fixed order (one workgroup): the
+// eigenvalue estimate, raised by the margin, and the norm for `power_next`.
+@compute @workgroup_size(WORKGROUP)
+fn power_norm(@builtin(local_invocation_index) local: u32) {
+    var s = vec2<f32>(0.0);
+    for (var k = local; k < arrayLength(&ml_partial); k += WORKGROUP) {
+        s += ml_partial[k];
+    }
+    let t = workgroup_sum(local, s);
+    if (local == 0u) {
+        let norm = sqrt(t.x);
+        ml_lambda[ml_params.level] = ml_params.margin * norm;
+        ml_lambda[arrayLength(&ml_lambda) - 1u] = norm;
+    }
+}
+
+// u = r / |r|, the next iterate.
+@compute @workgroup_size(WORKGROUP)
+fn power_next(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = linear_index(id, groups);
+    if (i >= ml_params.rows) {
+        return;
+    }
+    ml_power[i] = vec4<f32>(ml_r[i].xyz / ml_lambda[arrayLength(&ml_lambda) - 1u], 0.0);
+}

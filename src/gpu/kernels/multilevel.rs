@@ -1,0 +1,471 @@
+//! shaders/multilevel.wgsl and shaders/multilevel_fine.wgsl (CPU twin:
+//! cpu/multilevel): the multilevel preconditioner on the device. Every
+//! solve assembles the finest level on the device (`assemble`) and bounds
+//! its eigenvalues by a few power iterations from the last solve's vector;
+//! the levels below it are built on the host (`multigrid`) from that
+//! level, read back, whenever their `Budget` asks, and uploaded; each PCG
+//! iteration records one V-cycle. The pipelines are built once; a build
+//! binds them to the new levels' buffers.
+
+use crate::cloth::Cloth;
+use crate::error::Result;
+use crate::gpu::buffers::{Buffers, storage, uniform, zeroed};
+use crate::gpu::context::{GpuContext, Module};
+use crate::gpu::kernel::{Kernel, Pass, groups};
+use crate::gpu::layout::LevelParams;
+use crate::multigrid::{
+    Bsr, Budget, COARSE_DEGREE, DEGREE, Hierarchy, LAMBDA_MARGIN, LOWEST, Pattern, Single, WARM_POWER_ITERATIONS,
+};
+use glam::{DMat3, DVec3};
+
+/// A 3x3 block as WGSL's `mat3x3<f32>` (three padded columns).
+type Block = [[f32; 4]; 3];
+
+fn block(m: DMat3) -> Block {
+    m.to_cols_array_2d()
+        .map(|c| [c[0] as f32, c[1] as f32, c[2] as f32, 0.0])
+}
+
+fn dmat3(b: &Block) -> DMat3 {
+    DMat3::from_cols_array_2d(&b.map(|c| [c[0] as f64, c[1] as f64, c[2] as f64]))
+}
+
+/// A block-sparse matrix on the device: its row starts, columns, blocks.
+struct DeviceMatrix([wgpu::Buffer; 3]);
+
+impl DeviceMatrix {
+    fn of(ctx: &GpuContext, m: &Single) -> Result<DeviceMatrix> {
+        let start: Vec<u32> = m.start.iter().map(|&s| s as u32).collect();
+        let val: Vec<Block> = m
+            .val
+            .iter()
+            .map(|b| [b.x_axis, b.y_axis, b.z_axis].map(|c| [c.x, c.y, c.z, 0.0]))
+            .collect();
+        Ok(DeviceMatrix([
+            storage(ctx, "ml_start", &start)?,
+            storage(ctx, "ml_col", &m.col)?,
+            storage(ctx, "ml_val", &val)?,
+        ]))
+    }
+}
+
+/// One level's kernels, bound to its buffers.
+struct LevelKernels {
+    first: Kernel,
+    restart: Kernel,
+    product: Kernel,
+    /// Chebyshev's steps 1 ..< degree.
+    steps: Vec<Kernel>,
+    residual: Kernel,
+    restrict: Kernel,
+    prolong: Kernel,
+    /// The coarsest level's solve, run with the last level.
+    coarsest: Option<Kernel>,
+}
+
+pub struct WgMultilevel {
+    module: Module,
+    /// The finest level's assembly (bound to the backend's buffers).
+    pub assemble: Kernel,
+    /// The finest level's power iteration: product, norm, next iterate.
+    power: [Kernel; 3],
+    pattern: Pattern,
+    hierarchy: Hierarchy,
+    pub budget: Budget,
+    levels: Vec<LevelKernels>,
+    /// The V-cycle of a mesh small enough to be the coarsest level itself.
+    coarsest_only: Option<Kernel>,
+    /// Whether the levels have been built.
+    built: bool,
+    dummies: Dummies,
+    /// Per level its eigenvalue bound, and the power iteration's norm.
+    lambda: wgpu::Buffer,
+    power_vector: wgpu::Buffer,
+    partial: wgpu::Buffer,
+    /// The levels' buffers, and the power iteration's parameters and
+    /// product (kept alive with the bind groups).
+    owned: Vec<wgpu::Buffer>,
+    _power: [wgpu::Buffer; 2],
+    row: u32,
+    n: usize,
+}
+
+/// The most levels a hierarchy has (each a sixth of the last or smaller).
+const MAX_LEVELS: usize = 16;
+
+impl WgMultilevel {
+    /// Uploads the finest level's pattern into `buffers` and builds the
+    /// pipelines; the levels come with the first `build`.
+    pub fn new(ctx: &GpuContext, buffers: &mut Buffers, row: u32, cloth: &Cloth) -> Result<WgMultilevel> {
+        let pattern = Pattern::new(cloth);
+        let n = cloth.vertex_count();
+        let a = &pattern.a;
+        let start: Vec<u32> = a.start.iter().map(|&s| s as u32).collect();
+        let pad = |s: &[u32]| -> [u32; 4] { std::array::from_fn(|k| s.get(k).copied().unwrap_or(0)) };
+        let face_slot: Vec<[u32; 4]> = pattern.face_slot.iter().map(|s| pad(s)).collect();
+        let hinge_slot: Vec<[u32; 4]> = pattern.hinge_slot.iter().map(|s| pad(s)).collect();
+        buffers.insert("ml_fine_start", storage(ctx, "ml_fine_start", &start)?);
+        buffers.insert("ml_fine_col", storage(ctx, "ml_fine_col", &a.col)?);
+        buffers.insert("ml_fine_val", zeroed::<Block>(ctx, "ml_fine_val", a.col.len())?);
+        buffers.insert("ml_fine_inv_diag", zeroed::<Block>(ctx, "ml_fine_inv_diag", n)?);
+        buffers.insert("ml_face_slot", storage(ctx, "ml_face_slot", &face_slot)?);
+        buffers.insert("ml_hinge_slot", storage(ctx, "ml_hinge_slot", &hinge_slot)?);
+        buffers.insert(
+            "ml_diagonal_slot",
+            storage(ctx, "ml_diagonal_slot", &pattern.diagonal_slot)?,
+        );
+        let fine = Module::new(ctx, "multilevel_fine")?;
+        let assemble = Kernel::new(ctx, &fine, "assemble", n, row, buffers, &[])?;
+        let module = Module::new(ctx, "multilevel")?;
+        let lambda = zeroed::<f32>(ctx, "ml_lambda", MAX_LEVELS + 1)?;
+        let power_vector = zeroed::<[f32; 4]>(ctx, "ml_power", n)?;
+        let power_product = zeroed::<[f32; 4]>(ctx, "ml_r", n)?;
+        let partial = zeroed::<[f32; 2]>(ctx, "ml_partial", groups(n) as usize)?;
+        let params = uniform(ctx, "ml_params", &level_params(n, 0, 0, 0));
+        // The power iteration runs on the finest level: its matrix is the
+        // assembled one; the names it does not read get that level's too.
+        let fine_bindings = [
+            ("ml_params", &params),
+            ("ml_lambda", &lambda),
+            ("ml_power", &power_vector),
+            ("ml_r", &power_product),
+            ("ml_partial", &partial),
+            ("ml_a_start", &buffers["ml_fine_start"]),
+            ("ml_a_col", &buffers["ml_fine_col"]),
+            ("ml_a_val", &buffers["ml_fine_val"]),
+            ("ml_inv_diag", &buffers["ml_fine_inv_diag"]),
+        ];
+        let dummies = Dummies::new(ctx)?;
+        let bind = dummies.with(&fine_bindings);
+        let k = |entry: &str, threads: usize| Kernel::new(ctx, &module, entry, threads, row, &Buffers::empty(), &bind);
+        let power = [k("power_product", n)?, k("power_norm", 1)?, k("power_next", n)?];
+        drop(bind);
+        Ok(WgMultilevel {
+            module,
+            assemble,
+            power,
+            pattern,
+            hierarchy: Hierarchy::default(),
+            budget: Budget::default(),
+            levels: Vec::new(),
+            coarsest_only: None,
+            built: false,
+            dummies,
+            lambda,
+            power_vector,
+            partial,
+            owned: Vec::new(),
+            _power: [params, power_product],
+            row,
+            n,
+        })
+    }
+
+    /// Whether a hierarchy has been built.
+    pub fn built(&self) -> bool {
+        self.built
+    }
+
+    /// Blocks of the finest level (to read back `ml_fine_val`).
+    pub fn fine_blocks(&self) -> usize {
+        self.pattern.a.col.len()
+    }
+
+    /// Builds the levels below the finest from its assembled blocks `val`
+    /// (read back from `ml_fine_val`) at positions `x`, and binds the
+    /// V-cycle's kernels to them.
+    pub fn build(&mut self, ctx: &GpuContext, buffers: &Buffers, val: &[Block], x: &[DVec3]) -> Result<()> {
+        let a = Bsr {
+            val: val.iter().map(dmat3).collect(),
+            ..self.pattern.a.clone()
+        };
+        self.hierarchy.build(a, x)?;
+        let h = &self.hierarchy;
+        if h.levels.len() > MAX_LEVELS {
+            return Err(crate::error::Error::Gpu(format!(
+                "the multilevel hierarchy has {} levels, more than the {MAX_LEVELS} the device holds",
+                h.levels.len()
+            )));
+        }
+        let mut lambda: Vec<f32> = h.levels.iter().map(|l| l.lambda as f32).collect();
+        lambda.resize(MAX_LEVELS + 1, 0.0);
+        ctx.queue.write_buffer(&self.lambda, 0, bytemuck::cast_slice(&lambda));
+        let norm = h.eigenvector.iter().map(|v| v.length_squared()).sum::<f64>().sqrt();
+        let u: Vec<[f32; 4]> = h
+            .eigenvector
+            .iter()
+            .map(|v| {
+                let v = *v / norm.max(f64::MIN_POSITIVE);
+                [v.x as f32, v.y as f32, v.z as f32, 0.0]
+            })
+            .collect();
+        if u.len() == self.n {
+            ctx.queue.write_buffer(&self.power_vector, 0, bytemuck::cast_slice(&u));
+        }
+        self.bind(ctx, buffers)?;
+        self.built = true;
+        Ok(())
+    }
+
+    /// Uploads the levels and binds each level's kernels to its buffers.
+    fn bind(&mut self, ctx: &GpuContext, buffers: &Buffers) -> Result<()> {
+        let h = &self.hierarchy;
+        let dummies = &self.dummies;
+        let mut owned: Vec<wgpu::Buffer> = Vec::new();
+        let mut levels = Vec::new();
+        let inverse = h.coarsest_inverse();
+        let coarsest = DeviceMatrix::of(ctx, &Single::of(&inverse))?;
+        let coarsest_rows = inverse.rows();
+        let count = h.levels.len();
+        // Each level's right-hand side and solution: the PCG's r and z on
+        // the finest, the level above's coarse ones below it.
+        let (mut b, mut x) = (buffers["r"].clone(), buffers["z"].clone());
+        if count == 0 {
+            // The mesh is small enough to be the coarsest level itself.
+            let params = uniform(ctx, "ml_params", &level_params(0, coarsest_rows, 0, 0));
+            let mut bind = self.common(&params, &coarsest);
+            bind.extend([("ml_coarse_b", &b), ("ml_coarse_x", &x)]);
+            let k = Kernel::new(
+                ctx,
+                &self.module,
+                "coarsest",
+                coarsest_rows,
+                self.row,
+                &Buffers::empty(),
+                &dummies.with(&bind),
+            )?;
+            (self.levels, self.coarsest_only) = (Vec::new(), Some(k));
+            self.owned = vec![params];
+            self.owned.extend(coarsest.0);
+            return Ok(());
+        }
+        for (i, level) in h.levels.iter().enumerate() {
+            let rows = level.a.rows();
+            let coarse_rows = level.pt.rows();
+            let a = match i {
+                0 => None,
+                _ => Some(DeviceMatrix::of(ctx, &level.a)?),
+            };
+            let inv: Vec<Block> = level.inv_diag.iter().map(|d| block(*d)).collect();
+            let inv = storage(ctx, "ml_inv_diag", &inv)?;
+            let p = DeviceMatrix::of(ctx, &level.p)?;
+            let pt = DeviceMatrix::of(ctx, &level.pt)?;
+            let work = |name| zeroed::<[f32; 4]>(ctx, name, rows);
+            let (r, d, ad) = (work("ml_r")?, work("ml_d")?, work("ml_ad")?);
+            let coarse_b = zeroed::<[f32; 4]>(ctx, "ml_coarse_b", coarse_rows)?;
+            let coarse_x = zeroed::<[f32; 4]>(ctx, "ml_coarse_x", coarse_rows)?;
+            let degree = if i == 0 { DEGREE } else { COARSE_DEGREE };
+            let params: Vec<wgpu::Buffer> = (0..degree)
+                .map(|s| uniform(ctx, "ml_params", &level_params(rows, coarse_rows, i, s)))
+                .collect();
+            let (a_start, a_col, a_val, inv_diag) = match &a {
+                None => (
+                    &buffers["ml_fine_start"],
+                    &buffers["ml_fine_col"],
+                    &buffers["ml_fine_val"],
+                    &buffers["ml_fine_inv_diag"],
+                ),
+                Some(m) => (&m.0[0], &m.0[1], &m.0[2], &inv),
+            };
+            let last = i + 1 == count;
+            let c = if last { &coarsest } else { &dummies.matrix };
+            let kernel = |entry: &str, threads: usize, step: usize| -> Result<Kernel> {
+                let mut bind = self.common(&params[step], c);
+                bind.extend([
+                    ("ml_a_start", a_start),
+                    ("ml_a_col", a_col),
+                    ("ml_a_val", a_val),
+                    ("ml_inv_diag", inv_diag),
+                    ("ml_p_start", &p.0[0]),
+                    ("ml_p_col", &p.0[1]),
+                    ("ml_p_val", &p.0[2]),
+                    ("ml_pt_start", &pt.0[0]),
+                    ("ml_pt_col", &pt.0[1]),
+                    ("ml_pt_val", &pt.0[2]),
+                    ("ml_b", &b),
+                    ("ml_x", &x),
+                    ("ml_r", &r),
+                    ("ml_d", &d),
+                    ("ml_ad", &ad),
+                    ("ml_coarse_b", &coarse_b),
+                    ("ml_coarse_x", &coarse_x),
+                ]);
+                Kernel::new(
+                    ctx,
+                    &self.module,
+                    entry,
+                    threads,
+                    self.row,
+                    &Buffers::empty(),
+                    &dummies.with(&bind),
+                )
+            };
+            levels.push(LevelKernels {
+                first: kernel("smooth_first", rows, 0)?,
+                restart: kernel("smooth_restart", rows, 0)?,
+                product: kernel("smooth_product", rows, 0)?,
+                steps: (1..degree)
+                    .map(|s| kernel("smooth_step", rows, s))
+                    .collect::<Result<_>>()?,
+                residual: kernel("residual", rows, 0)?,
+                restrict: kernel("restriction", coarse_rows, 0)?,
+                prolong: kernel("prolong", rows, 0)?,
+                coarsest: match last {
+                    true => Some(kernel("coarsest", coarse_rows, 0)?),
+                    false => None,
+                },
+            });
+            (b, x) = (coarse_b.clone(), coarse_x.clone());
+            owned.extend(params);
+            owned.extend([inv, r, d, ad, coarse_b, coarse_x]);
+            owned.extend(p.0);
+            owned.extend(pt.0);
+            owned.extend(a.into_iter().flat_map(|m| m.0));
+        }
+        owned.extend(coarsest.0);
+        (self.levels, self.coarsest_only) = (levels, None);
+        self.owned = owned;
+        Ok(())
+    }
+
+    /// The bindings every kernel of the V-cycle shares.
+    fn common<'a>(&'a self, params: &'a wgpu::Buffer, c: &'a DeviceMatrix) -> Vec<(&'static str, &'a wgpu::Buffer)> {
+        vec![
+            ("ml_params", params),
+            ("ml_lambda", &self.lambda),
+            ("ml_power", &self.power_vector),
+            ("ml_partial", &self.partial),
+            ("ml_c_start", &c.0[0]),
+            ("ml_c_col", &c.0[1]),
+            ("ml_c_val", &c.0[2]),
+        ]
+    }
+
+    /// Records the finest level's power iterations (after `assemble`).
+    pub fn record_power(&self, pass: &mut Pass) {
+        for _ in 0..WARM_POWER_ITERATIONS {
+            for k in &self.power {
+                pass.run(k);
+            }
+        }
+    }
+
+    /// Records one V-cycle, `z = M^-1 r` (unfiltered).
+    pub fn record_cycle(&self, pass: &mut Pass) {
+        self.record_level(pass, 0);
+    }
+
+    fn record_level(&self, pass: &mut Pass, i: usize) {
+        if let Some(k) = &self.coarsest_only {
+            pass.run(k);
+            return;
+        }
+        let l = &self.levels[i];
+        let smooth = |pass: &mut Pass| {
+            for s in &l.steps {
+                pass.run(&l.product);
+                pass.run(s);
+            }
+        };
+        pass.run(&l.first);
+        smooth(pass);
+        pass.run(&l.residual);
+        pass.run(&l.restrict);
+        match &l.coarsest {
+            Some(c) => pass.run(c),
+            None => self.record_level(pass, i + 1),
+        }
+        pass.run(&l.prolong);
+        pass.run(&l.residual);
+        pass.run(&l.restart);
+        smooth(pass);
+    }
+}
+
+/// A level's dispatch parameters.
+fn level_params(rows: usize, coarse_rows: usize, level: usize, step: usize) -> LevelParams {
+    LevelParams {
+        rows: rows as u32,
+        coarse_rows: coarse_rows as u32,
+        level: level as u32,
+        step: step as u32,
+        lowest: LOWEST as f32,
+        margin: LAMBDA_MARGIN as f32,
+        pad: [0; 2],
+    }
+}
+
+/// Small buffers for the names a kernel binds but does not read (each
+/// writable name its own, so no two bindings alias).
+struct Dummies {
+    matrix: DeviceMatrix,
+    read: wgpu::Buffer,
+    write: Vec<(&'static str, wgpu::Buffer)>,
+}
+
+/// Every name of shaders/multilevel.wgsl, read-only ones first.
+const READ: [&str; 11] = [
+    "ml_a_start",
+    "ml_a_col",
+    "ml_a_val",
+    "ml_p_start",
+    "ml_p_col",
+    "ml_p_val",
+    "ml_pt_start",
+    "ml_pt_col",
+    "ml_pt_val",
+    "ml_inv_diag",
+    "ml_b",
+];
+const WRITE: [&str; 9] = [
+    "ml_lambda",
+    "ml_x",
+    "ml_r",
+    "ml_d",
+    "ml_ad",
+    "ml_coarse_b",
+    "ml_coarse_x",
+    "ml_power",
+    "ml_partial",
+];
+
+impl Dummies {
+    fn new(ctx: &GpuContext) -> Result<Dummies> {
+        let empty = Single::of(&Bsr {
+            cols: 0,
+            start: vec![0],
+            col: Vec::new(),
+            val: Vec::new(),
+        });
+        Ok(Dummies {
+            matrix: DeviceMatrix::of(ctx, &empty)?,
+            read: zeroed::<Block>(ctx, "ml_unused", 1)?,
+            write: WRITE
+                .iter()
+                .map(|&name| Ok((name, zeroed::<Block>(ctx, name, 1)?)))
+                .collect::<Result<_>>()?,
+        })
+    }
+
+    /// `bind` with the names it lacks bound to these.
+    fn with<'a>(&'a self, bind: &[(&'static str, &'a wgpu::Buffer)]) -> Vec<(&'static str, &'a wgpu::Buffer)> {
+        let mut all = bind.to_vec();
+        let missing = |name: &str, all: &[(&str, &wgpu::Buffer)]| !all.iter().any(|(n, _)| *n == name);
+        for name in READ {
+            if missing(name, &all) {
+                all.push((name, &self.read));
+            }
+        }
+        for (name, buffer) in &self.write {
+            if missing(name, &all) {
+                all.push((name, buffer));
+            }
+        }
+        for (name, buffer) in ["ml_c_start", "ml_c_col", "ml_c_val"].iter().zip(&self.matrix.0) {
+            if missing(name, &all) {
+                all.push((name, buffer));
+            }
+        }
+        all
+    }
+}
