@@ -72,6 +72,8 @@ pub struct WgMultilevel {
     pattern: Pattern,
     hierarchy: Hierarchy,
     pub budget: Budget,
+    /// The last solve's iterations (the executor's first batch).
+    pub last_iterations: usize,
     levels: Vec<LevelKernels>,
     /// The V-cycle of a mesh small enough to be the coarsest level itself.
     coarsest_only: Option<Kernel>,
@@ -147,6 +149,7 @@ impl WgMultilevel {
             pattern,
             hierarchy: Hierarchy::default(),
             budget: Budget::default(),
+            last_iterations: 0,
             levels: Vec::new(),
             coarsest_only: None,
             built: false,
