@@ -8,8 +8,8 @@
 // with its inverse. Each level's matrices are block-sparse rows of 3x3
 // blocks; the kernels of one level are bound to that level's buffers (the
 // `ml_*` names), the finest level's right-hand side being the PCG's `r`
-// and its solution `z`. One invocation per block row, each row summed in
-// its columns' order: deterministic. The power iteration bounds the finest
+// and its solution `z`. The products give each block row LANES
+// invocations, whose sums are added in a fixed order: deterministic. The power iteration bounds the finest
 // level's eigenvalues each solve (`multigrid::lambda_max`), on the device.
 
 // One level's dispatch (layout.rs `LevelParams`).
@@ -48,6 +48,29 @@ struct LevelParams {
 @group(0) @binding(21) var<storage, read_write> ml_coarse_x: array<vec4<f32>>;
 @group(0) @binding(22) var<storage, read_write> ml_power: array<vec4<f32>>;
 @group(0) @binding(23) var<storage, read_write> ml_partial: array<vec2<f32>>;
+
+// Invocations per row of the block-sparse products: a coarse level's rows
+// hold tens of blocks, each behind two dependent loads (column, then
+// vector), which one invocation per row would wait on one after another
+// (measured on an H200: a V-cycle at 7K vertices took 1 ms, 20 us a
+// dispatch). LANES consecutive invocations take every LANES-th entry of a
+// row, and their sums are added in a fixed order.
+const LANES: u32 = 8u;
+var<workgroup> lane_sums: array<vec4<f32>, WORKGROUP>;
+
+// The sum of `value` over the LANES invocations of a row, for its first
+// lane (every invocation of the workgroup must call it).
+fn row_total(local: u32, value: vec3<f32>) -> vec3<f32> {
+    lane_sums[local] = vec4<f32>(value, 0.0);
+    workgroupBarrier();
+    for (var stride = LANES / 2u; stride > 0u; stride = stride / 2u) {
+        if (local % LANES < stride) {
+            lane_sums[local] += lane_sums[local + stride];
+        }
+        workgroupBarrier();
+    }
+    return lane_sums[local].xyz;
+}
 
 // theta, delta and sigma = theta / delta of the Chebyshev iteration damping
 // [lowest lambda, lambda].
@@ -91,16 +114,19 @@ fn smooth_restart(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_wor
 
 // ad = A d.
 @compute @workgroup_size(WORKGROUP)
-fn smooth_product(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = linear_index(id, groups);
-    if (i >= ml_params.rows) {
-        return;
-    }
+fn smooth_product(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let t = linear_index(id, groups);
+    let i = t / LANES;
     var y = vec3<f32>(0.0);
-    for (var k = ml_a_start[i]; k < ml_a_start[i + 1u]; k++) {
-        y += ml_a_val[k] * ml_d[ml_a_col[k]].xyz;
+    if (i < ml_params.rows) {
+        for (var k = ml_a_start[i] + t % LANES; k < ml_a_start[i + 1u]; k += LANES) {
+            y += ml_a_val[k] * ml_d[ml_a_col[k]].xyz;
+        }
     }
-    ml_ad[i] = vec4<f32>(y, 0.0);
+    let total = row_total(local, y);
+    if (i < ml_params.rows && t % LANES == 0u) {
+        ml_ad[i] = vec4<f32>(total, 0.0);
+    }
 }
 
 // After `smooth_product`, Chebyshev's step `step` (1 ..< degree):
@@ -128,60 +154,72 @@ fn smooth_step(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgr
 
 // r = b - A x.
 @compute @workgroup_size(WORKGROUP)
-fn residual(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = linear_index(id, groups);
-    if (i >= ml_params.rows) {
-        return;
-    }
+fn residual(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let t = linear_index(id, groups);
+    let i = t / LANES;
     var y = vec3<f32>(0.0);
-    for (var k = ml_a_start[i]; k < ml_a_start[i + 1u]; k++) {
-        y += ml_a_val[k] * ml_x[ml_a_col[k]].xyz;
+    if (i < ml_params.rows) {
+        for (var k = ml_a_start[i] + t % LANES; k < ml_a_start[i + 1u]; k += LANES) {
+            y += ml_a_val[k] * ml_x[ml_a_col[k]].xyz;
+        }
     }
-    ml_r[i] = vec4<f32>(ml_b[i].xyz - y, 0.0);
+    let total = row_total(local, y);
+    if (i < ml_params.rows && t % LANES == 0u) {
+        ml_r[i] = vec4<f32>(ml_b[i].xyz - total, 0.0);
+    }
 }
 
 // The next level's right-hand side, P^T r (one invocation per coarse row).
 @compute @workgroup_size(WORKGROUP)
-fn restriction(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let j = linear_index(id, groups);
-    if (j >= ml_params.coarse_rows) {
-        return;
-    }
+fn restriction(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let t = linear_index(id, groups);
+    let j = t / LANES;
     var y = vec3<f32>(0.0);
-    for (var k = ml_pt_start[j]; k < ml_pt_start[j + 1u]; k++) {
-        y += ml_pt_val[k] * ml_r[ml_pt_col[k]].xyz;
+    if (j < ml_params.coarse_rows) {
+        for (var k = ml_pt_start[j] + t % LANES; k < ml_pt_start[j + 1u]; k += LANES) {
+            y += ml_pt_val[k] * ml_r[ml_pt_col[k]].xyz;
+        }
     }
-    ml_coarse_b[j] = vec4<f32>(y, 0.0);
+    let total = row_total(local, y);
+    if (j < ml_params.coarse_rows && t % LANES == 0u) {
+        ml_coarse_b[j] = vec4<f32>(total, 0.0);
+    }
 }
 
 // The coarse correction: x += P x_coarse.
 @compute @workgroup_size(WORKGROUP)
-fn prolong(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = linear_index(id, groups);
-    if (i >= ml_params.rows) {
-        return;
-    }
+fn prolong(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let t = linear_index(id, groups);
+    let i = t / LANES;
     var y = vec3<f32>(0.0);
-    for (var k = ml_p_start[i]; k < ml_p_start[i + 1u]; k++) {
-        y += ml_p_val[k] * ml_coarse_x[ml_p_col[k]].xyz;
+    if (i < ml_params.rows) {
+        for (var k = ml_p_start[i] + t % LANES; k < ml_p_start[i + 1u]; k += LANES) {
+            y += ml_p_val[k] * ml_coarse_x[ml_p_col[k]].xyz;
+        }
     }
-    ml_x[i] = vec4<f32>(ml_x[i].xyz + y, 0.0);
+    let total = row_total(local, y);
+    if (i < ml_params.rows && t % LANES == 0u) {
+        ml_x[i] = vec4<f32>(ml_x[i].xyz + total, 0.0);
+    }
 }
 
 // The coarsest level's solve, x_coarse = C b_coarse with C its inverse
 // (multigrid/coarsest.rs: from the Cholesky factor, or the inverse
 // diagonal blocks), run with the level above it.
 @compute @workgroup_size(WORKGROUP)
-fn coarsest(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let j = linear_index(id, groups);
-    if (j >= ml_params.coarse_rows) {
-        return;
-    }
+fn coarsest(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let t = linear_index(id, groups);
+    let j = t / LANES;
     var y = vec3<f32>(0.0);
-    for (var k = ml_c_start[j]; k < ml_c_start[j + 1u]; k++) {
-        y += ml_c_val[k] * ml_coarse_b[ml_c_col[k]].xyz;
+    if (j < ml_params.coarse_rows) {
+        for (var k = ml_c_start[j] + t % LANES; k < ml_c_start[j + 1u]; k += LANES) {
+            y += ml_c_val[k] * ml_coarse_b[ml_c_col[k]].xyz;
+        }
     }
-    ml_coarse_x[j] = vec4<f32>(y, 0.0);
+    let total = row_total(local, y);
+    if (j < ml_params.coarse_rows && t % LANES == 0u) {
+        ml_coarse_x[j] = vec4<f32>(total, 0.0);
+    }
 }
 
 // The power iteration's product and scaling: r = D^-1 A u for the unit
@@ -189,14 +227,18 @@ fn coarsest(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroup
 @compute @workgroup_size(WORKGROUP)
 fn power_product(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) local: u32,
                  @builtin(workgroup_id) group: vec3<u32>) {
-    let i = linear_index(id, groups);
-    var sum = 0.0;
+    let t = linear_index(id, groups);
+    let i = t / LANES;
+    var y = vec3<f32>(0.0);
     if (i < ml_params.rows) {
-        var y = vec3<f32>(0.0);
-        for (var k = ml_a_start[i]; k < ml_a_start[i + 1u]; k++) {
+        for (var k = ml_a_start[i] + t % LANES; k < ml_a_start[i + 1u]; k += LANES) {
             y += ml_a_val[k] * ml_power[ml_a_col[k]].xyz;
         }
-        let r = ml_inv_diag[i] * y;
+    }
+    let row = row_total(local, y);
+    var sum = 0.0;
+    if (i < ml_params.rows && t % LANES == 0u) {
+        let r = ml_inv_diag[i] * row;
         ml_r[i] = vec4<f32>(r, 0.0);
         sum = dot(r, r);
     }

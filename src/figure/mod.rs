@@ -46,7 +46,11 @@ pub fn cached_clip(clip: Clip, timing: &Timing, fps: f64) -> Result<PathBuf> {
     if dir.is_dir() {
         return Ok(dir);
     }
-    let scratch = root.join(format!(".{}-{key:016x}.{}", clip.name(), std::process::id()));
+    // The scratch folder is this writer's alone: two threads of one process
+    // (tests running side by side) may write the same clip at once.
+    static WRITERS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let writer = WRITERS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let scratch = root.join(format!(".{}-{key:016x}.{}.{writer}", clip.name(), std::process::id()));
     let _ = std::fs::remove_dir_all(&scratch);
     write_clip(clip, timing, fps, &scratch).map_err(|e| {
         Error::Step(format!(

@@ -183,11 +183,12 @@ impl Hierarchy {
 }
 
 /// When the kept levels are built afresh: a solve on them gets a budget of
-/// `GROWTH` times the iterations of the first solve after their build (or
+/// `growth` times the iterations of the first solve after their build (or
 /// of `FLOOR`, if more); past it they are built afresh. `renew` (after
 /// every output frame, where a resumed run starts) asks for a build.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct Budget {
+    growth: f64,
     /// Whether the last setup kept the coarse levels.
     kept: bool,
     /// The iterations of the first solve after the last build; `None`: the
@@ -195,7 +196,21 @@ pub struct Budget {
     first: Option<usize>,
 }
 
+impl Default for Budget {
+    fn default() -> Self {
+        Budget::with_growth(GROWTH)
+    }
+}
+
 impl Budget {
+    pub fn with_growth(growth: f64) -> Budget {
+        Budget {
+            growth,
+            kept: false,
+            first: None,
+        }
+    }
+
     /// Whether a setup may keep the levels it has (`built`: it has some);
     /// if not, it builds them.
     pub fn keep(&mut self, built: bool) -> bool {
@@ -210,7 +225,7 @@ impl Budget {
     /// built afresh; `None` when the last setup built them.
     pub fn budget(&self) -> Option<usize> {
         let first = self.first.filter(|_| self.kept)?;
-        Some((GROWTH * first.max(FLOOR) as f64).ceil() as usize)
+        Some((self.growth * first.max(FLOOR) as f64).ceil() as usize)
     }
 
     /// Takes note of a solve's iterations: the first after a build sets

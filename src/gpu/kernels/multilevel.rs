@@ -13,9 +13,7 @@ use crate::gpu::buffers::{Buffers, storage, uniform, zeroed};
 use crate::gpu::context::{GpuContext, Module};
 use crate::gpu::kernel::{Kernel, Pass, groups};
 use crate::gpu::layout::LevelParams;
-use crate::multigrid::{
-    Bsr, Budget, COARSE_DEGREE, DEGREE, Hierarchy, LAMBDA_MARGIN, LOWEST, Pattern, Single, WARM_POWER_ITERATIONS,
-};
+use crate::multigrid::{Bsr, Budget, DEGREE, Hierarchy, LAMBDA_MARGIN, LOWEST, Pattern, Single, WARM_POWER_ITERATIONS};
 use glam::{DMat3, DVec3};
 
 /// A 3x3 block as WGSL's `mat3x3<f32>` (three padded columns).
@@ -92,6 +90,27 @@ pub struct WgMultilevel {
     n: usize,
 }
 
+/// A solve on kept levels may take this many times the iterations of the
+/// first after their build (the CPU's `multigrid` allows 1.5): a build
+/// here is the host's, with the finest level read back, and costs what
+/// hundreds of V-cycles do. On an H200, the twist's 10 steps after the
+/// first at 27.9K and 111K vertices rebuilt 2 and 5 times with 1.5 (102
+/// and 679 ms a step), never with 3 or 6 (47 and 76 ms; 42 and 75).
+const GROWTH: f64 = 3.0;
+
+/// The Chebyshev degree of the levels below the finest (the CPU's is
+/// `multigrid::COARSE_DEGREE`, 8): each degree costs a coarse level two
+/// dispatches a V-cycle, and a dispatch on a coarse level costs about its
+/// launch. On an H200 (the twist's 10 steps after the first, 7K, 27.9K and
+/// 111K vertices): degree 4, 28.6, 33.3 and 39.4 CG iterations and 16.3,
+/// 30.9 and 63.4 ms a step; degree 8, 28.1, 31.6 and 34.0 iterations and
+/// 18.7, 43.4 and 71.9 ms.
+const COARSE_DEGREE: usize = 4;
+
+/// Invocations per block row of the products (`LANES` in
+/// shaders/multilevel.wgsl).
+const LANES: usize = 8;
+
 /// The most levels a hierarchy has (each a sixth of the last or smaller).
 const MAX_LEVELS: usize = 16;
 
@@ -122,7 +141,7 @@ impl WgMultilevel {
         let lambda = zeroed::<f32>(ctx, "ml_lambda", MAX_LEVELS + 1)?;
         let power_vector = zeroed::<[f32; 4]>(ctx, "ml_power", n)?;
         let power_product = zeroed::<[f32; 4]>(ctx, "ml_r", n)?;
-        let partial = zeroed::<[f32; 2]>(ctx, "ml_partial", groups(n) as usize)?;
+        let partial = zeroed::<[f32; 2]>(ctx, "ml_partial", groups(LANES * n) as usize)?;
         let params = uniform(ctx, "ml_params", &level_params(n, 0, 0, 0));
         // The power iteration runs on the finest level: its matrix is the
         // assembled one; the names it does not read get that level's too.
@@ -140,7 +159,7 @@ impl WgMultilevel {
         let dummies = Dummies::new(ctx)?;
         let bind = dummies.with(&fine_bindings);
         let k = |entry: &str, threads: usize| Kernel::new(ctx, &module, entry, threads, row, &Buffers::empty(), &bind);
-        let power = [k("power_product", n)?, k("power_norm", 1)?, k("power_next", n)?];
+        let power = [k("power_product", LANES * n)?, k("power_norm", 1)?, k("power_next", n)?];
         drop(bind);
         Ok(WgMultilevel {
             module,
@@ -148,7 +167,7 @@ impl WgMultilevel {
             power,
             pattern,
             hierarchy: Hierarchy::default(),
-            budget: Budget::default(),
+            budget: Budget::with_growth(GROWTH),
             last_iterations: 0,
             levels: Vec::new(),
             coarsest_only: None,
@@ -186,7 +205,7 @@ impl WgMultilevel {
         let h = &self.hierarchy;
         if h.levels.len() > MAX_LEVELS {
             return Err(crate::error::Error::Gpu(format!(
-                "the multilevel hierarchy has {} levels, more than the {MAX_LEVELS} the device holds",
+                "the multilevel hierarchy has {} levels, more than the {MAX_LEVELS} the GPU backend holds: use solver.preconditioner = \"jacobi\"",
                 h.levels.len()
             )));
         }
@@ -232,7 +251,7 @@ impl WgMultilevel {
                 ctx,
                 &self.module,
                 "coarsest",
-                coarsest_rows,
+                LANES * coarsest_rows,
                 self.row,
                 &Buffers::empty(),
                 &dummies.with(&bind),
@@ -306,15 +325,15 @@ impl WgMultilevel {
             levels.push(LevelKernels {
                 first: kernel("smooth_first", rows, 0)?,
                 restart: kernel("smooth_restart", rows, 0)?,
-                product: kernel("smooth_product", rows, 0)?,
+                product: kernel("smooth_product", LANES * rows, 0)?,
                 steps: (1..degree)
                     .map(|s| kernel("smooth_step", rows, s))
                     .collect::<Result<_>>()?,
-                residual: kernel("residual", rows, 0)?,
-                restrict: kernel("restriction", coarse_rows, 0)?,
-                prolong: kernel("prolong", rows, 0)?,
+                residual: kernel("residual", LANES * rows, 0)?,
+                restrict: kernel("restriction", LANES * coarse_rows, 0)?,
+                prolong: kernel("prolong", LANES * rows, 0)?,
                 coarsest: match last {
-                    true => Some(kernel("coarsest", coarse_rows, 0)?),
+                    true => Some(kernel("coarsest", LANES * coarse_rows, 0)?),
                     false => None,
                 },
             });
