@@ -111,7 +111,9 @@ const COARSE_DEGREE: usize = 4;
 /// shaders/multilevel.wgsl).
 const LANES: usize = 8;
 
-/// The most levels a hierarchy has (each a sixth of the last or smaller).
+/// The most levels the device holds (a level has fewer than half the
+/// rows of the one above, so a mesh would need 2^16 times the rows of the
+/// coarsest to reach it).
 const MAX_LEVELS: usize = 16;
 
 impl WgMultilevel {
@@ -143,8 +145,8 @@ impl WgMultilevel {
         let power_product = zeroed::<[f32; 4]>(ctx, "ml_r", n)?;
         let partial = zeroed::<[f32; 2]>(ctx, "ml_partial", groups(LANES * n) as usize)?;
         let params = uniform(ctx, "ml_params", &level_params(n, 0, 0, 0));
-        // The power iteration runs on the finest level: its matrix is the
-        // assembled one; the names it does not read get that level's too.
+        // The power iteration runs on the finest level, the assembled one;
+        // the names it does not read are bound to small dummies.
         let fine_bindings = [
             ("ml_params", &params),
             ("ml_lambda", &lambda),
