@@ -366,7 +366,7 @@ impl Executor for GpuBackend {
         // iterate (as cpu/executor.rs does).
         let mut after_build = s.iterations;
         let converged = s.zero != 0 || s.rr <= s.tol2 * s.rr_ref;
-        if budget < max && s.broke == 0 && !converged {
+        if budget < max && s.iterations >= budget && s.broke == 0 && !converged {
             self.setup_multilevel(true)?;
             let at = std::mem::offset_of!(Scalars, max_iterations) as u64;
             self.ctx
