@@ -96,18 +96,20 @@ impl GpuBackend {
     /// Readies the multilevel preconditioner for a solve: assembles the
     /// finest level on the device, and either bounds its eigenvalues there
     /// (the coarse levels kept) or reads it back and builds the levels
-    /// below it on the host (`force`: whatever the budget says).
-    fn setup_multilevel(&mut self, force: bool) -> Result<()> {
+    /// below it on the host. `rebuild`: in a solve that ran past its
+    /// budget, whose finest level is assembled already, build them.
+    fn setup_multilevel(&mut self, rebuild: bool) -> Result<()> {
         if self.multilevel.is_none() {
             let m = WgMultilevel::new(&self.ctx, &mut self.buffers, self.row, &self.cloth)?;
             self.multilevel = Some(m);
         }
         let mut m = self.multilevel.take().expect("built above");
-        if force {
-            m.budget.renew();
+        match rebuild {
+            true => m.budget.renew(),
+            false => self
+                .recorder
+                .pass(&self.ctx, "multilevel: finest level", |pass| pass.run(&m.assemble)),
         }
-        self.recorder
-            .pass(&self.ctx, "multilevel: finest level", |pass| pass.run(&m.assemble));
         let result = match m.budget.keep(m.built()) {
             true => {
                 self.recorder

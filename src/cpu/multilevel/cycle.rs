@@ -1,7 +1,7 @@
 //! The V-cycle the multilevel preconditioner applies (one per CG
 //! iteration): Chebyshev smoothing in block Jacobi's `D^-1 A` on each
-//! level each side of the coarse correction, and the power iteration that
-//! bounds the smoother's eigenvalues.
+//! level each side of the coarse correction (the bound on its eigenvalues
+//! is `multigrid::lambda_max`).
 
 use crate::multigrid::{COARSE_DEGREE, Coarsest, LOWEST, Level};
 use glam::DVec3;

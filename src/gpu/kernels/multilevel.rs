@@ -75,8 +75,6 @@ pub struct WgMultilevel {
     levels: Vec<LevelKernels>,
     /// The V-cycle of a mesh small enough to be the coarsest level itself.
     coarsest_only: Option<Kernel>,
-    /// Whether the levels have been built.
-    built: bool,
     dummies: Dummies,
     /// Per level its eigenvalue bound, and the power iteration's norm.
     lambda: wgpu::Buffer,
@@ -87,7 +85,6 @@ pub struct WgMultilevel {
     owned: Vec<wgpu::Buffer>,
     _power: [wgpu::Buffer; 2],
     row: u32,
-    n: usize,
 }
 
 /// A solve on kept levels may take this many times the iterations of the
@@ -173,7 +170,6 @@ impl WgMultilevel {
             last_iterations: 0,
             levels: Vec::new(),
             coarsest_only: None,
-            built: false,
             dummies,
             lambda,
             power_vector,
@@ -181,13 +177,12 @@ impl WgMultilevel {
             owned: Vec::new(),
             _power: [params, power_product],
             row,
-            n,
         })
     }
 
     /// Whether a hierarchy has been built.
     pub fn built(&self) -> bool {
-        self.built
+        !self.levels.is_empty() || self.coarsest_only.is_some()
     }
 
     /// Blocks of the finest level (to read back `ml_fine_val`).
@@ -214,21 +209,22 @@ impl WgMultilevel {
         let mut lambda: Vec<f32> = h.levels.iter().map(|l| l.lambda as f32).collect();
         lambda.resize(MAX_LEVELS + 1, 0.0);
         ctx.queue.write_buffer(&self.lambda, 0, bytemuck::cast_slice(&lambda));
-        let norm = h.eigenvector.iter().map(|v| v.length_squared()).sum::<f64>().sqrt();
-        let u: Vec<[f32; 4]> = h
-            .eigenvector
-            .iter()
-            .map(|v| {
-                let v = *v / norm.max(f64::MIN_POSITIVE);
-                [v.x as f32, v.y as f32, v.z as f32, 0.0]
-            })
-            .collect();
-        if u.len() == self.n {
+        // The finest level's power iteration goes on from the host's last
+        // vector (there is none, nor a finest level to smooth, when the
+        // mesh is the coarsest level itself).
+        if !h.levels.is_empty() {
+            let norm = h.eigenvector.iter().map(|v| v.length_squared()).sum::<f64>().sqrt();
+            let u: Vec<[f32; 4]> = h
+                .eigenvector
+                .iter()
+                .map(|v| {
+                    let v = *v / norm.max(f64::MIN_POSITIVE);
+                    [v.x as f32, v.y as f32, v.z as f32, 0.0]
+                })
+                .collect();
             ctx.queue.write_buffer(&self.power_vector, 0, bytemuck::cast_slice(&u));
         }
-        self.bind(ctx, buffers)?;
-        self.built = true;
-        Ok(())
+        self.bind(ctx, buffers)
     }
 
     /// Uploads the levels and binds each level's kernels to its buffers.
@@ -365,8 +361,12 @@ impl WgMultilevel {
         ]
     }
 
-    /// Records the finest level's power iterations (after `assemble`).
+    /// Records the finest level's power iterations (after `assemble`);
+    /// none where the mesh is the coarsest level itself, solved directly.
     pub fn record_power(&self, pass: &mut Pass) {
+        if self.levels.is_empty() {
+            return;
+        }
         for _ in 0..WARM_POWER_ITERATIONS {
             for k in &self.power {
                 pass.run(k);
