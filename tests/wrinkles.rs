@@ -190,22 +190,22 @@ fn resting_contacts_let_a_pressed_crease_stand_up() {
 /// The in-model controls of claims 1, 2, 5, 6 and 7: the same scenes with
 /// the time dependence off inside the models leave the long hold within 1%
 /// of the short one (measured: 1.0000x each), where the full model clears
-/// its claim's ratio (1.3, 1.3, 1.2; the specimen's moderate and pressed
-/// folds 1.3; the cotton twist cylinder 1.1; measured 8.95, 1.98, 1.88,
-/// 12.8, 5.06, 1.19). So the hold acts only through dwell growth and hardening decay:
+/// its claim's ratio (1.3, 1.3; the container's moderate and pressed
+/// cloths 1.2; the specimen's moderate and pressed folds 1.3; the cotton
+/// twist cylinder 1.1; measured 8.95, 1.98, 1.56, 3.69, 12.8, 5.06, 1.19). So the hold acts only through dwell growth and hardening decay:
 /// a leak of material time anywhere else (the positions, the damping, the
 /// contacts) would show here, where Dahl and time-independent runs
 /// (claim 3) cannot depend on it by construction.
 #[test]
 fn the_hold_acts_only_through_dwell_growth_and_hardening_decay() {
     let coarse = "cloth.mesh.grid.resolution=[16,16]";
-    // The container names its material; as an object it takes the paths.
     let [a, b, c, d] = common::TIMELESS;
-    // The container and the specimen name their material; as an object it
-    // takes the paths.
+    // The specimen names its material; as an object it takes the paths.
     let object = r#"cloth.material={"preset": "cotton"}"#;
-    let container = [coarse, object, a, b, c, d];
     let specimen = [object, a, b, c, d];
+    // The container's in-plane channels are elastic (issue 25): only its
+    // bending channels have a time dependence to switch off.
+    let container = [coarse, a, c];
     for (exp, short, long, timeless, claimed, settled) in [
         ("ablation-friction", "short", "long", &common::TIMELESS[..2], 1.3, true),
         ("ablation-plastic", "short", "long", &common::TIMELESS[2..], 1.3, true),
@@ -213,6 +213,14 @@ fn the_hold_acts_only_through_dwell_growth_and_hardening_decay() {
             "container",
             "moderate-short",
             "moderate-long",
+            &container[..],
+            1.2,
+            false,
+        ),
+        (
+            "container",
+            "pressed-short",
+            "pressed-long",
             &container[..],
             1.2,
             false,
@@ -267,14 +275,13 @@ fn the_hold_acts_only_through_dwell_growth_and_hardening_decay() {
 fn claim_7_container_wrinkles_grow_with_the_hold_and_the_plunger_sharpens_them() {
     // Paper Fig. 3-4, on a 16 x 16 cloth: dropped onto a glass, held short
     // or long (with or without the plunger), lifted by two corners after the
-    // glass is taken away; the wrinkles of the hanging cloth. Pressed, the
-    // cloth dragged into the glass over its rim is stretched (edge strain up
-    // to 2.4 at 20 x 20) and yields in plane (mean in-plane plastic strain
-    // 0.45), which sets it into a cup that hangs the same after either hold
-    // (issue 25);
-    // there the hold shows in the plastic set of the bends, not in the
-    // hanging shape. (Measured: moderate 0.040 -> 0.075 rad, pressed 0.56
-    // both, plastic set 0.029 -> 0.040 rad, elastic 0.0087 rad.)
+    // glass is taken away; the wrinkles of the hanging cloth. Pressed, a
+    // long hold leaves more than a short one in the mean and at the
+    // sharpest hinge (issue 25: with the in-plane channels' yield the
+    // stretched cloth set into a cup that hung the same after either hold,
+    // 1.00x); its in-model control is the hold test above. (Measured:
+    // moderate 0.038 -> 0.060 rad, pressed 0.050 -> 0.186, max 0.23 ->
+    // 1.15; plastic set 0.001 moderate, 0.012 -> 0.020 pressed.)
     let coarse = ["cloth.mesh.grid.resolution=[16,16]"];
     let r = |v: &str| run_checked("container", v, &coarse, false);
     let (ms, ml, ps, pl) = (
@@ -292,7 +299,7 @@ fn claim_7_container_wrinkles_grow_with_the_hold_and_the_plunger_sharpens_them()
     .mean_abs_bend;
     println!(
         "container hanging mean |theta|: moderate {:.4} -> {:.4}, pressed {:.4} -> {:.4}, elastic {elastic:.4}; \
-         max |theta|: moderate {:.3} {:.3}, pressed {:.3} {:.3}; pressed mean |eps_p| {:.4} -> {:.4}",
+         max |theta|: moderate {:.3} {:.3}, pressed {:.3} {:.3}; mean |eps_p|: moderate {:.4} -> {:.4}, pressed {:.4} -> {:.4}",
         ms.mean_abs_bend,
         ml.mean_abs_bend,
         ps.mean_abs_bend,
@@ -301,17 +308,28 @@ fn claim_7_container_wrinkles_grow_with_the_hold_and_the_plunger_sharpens_them()
         ml.max_abs_bend,
         ps.max_abs_bend,
         pl.max_abs_bend,
+        ms.mean_abs_plastic_bend,
+        ml.mean_abs_plastic_bend,
         ps.mean_abs_plastic_bend,
         pl.mean_abs_plastic_bend
     );
     let (s, l) = (ms.mean_abs_bend, ml.mean_abs_bend);
     assert!(l > 1.2 * s, "moderate: long {l} vs short {s}");
-    let (s, l) = (ps.mean_abs_plastic_bend, pl.mean_abs_plastic_bend);
-    assert!(l > 1.2 * s, "pressed: plastic set long {l} vs short {s}");
-    for p in [ps, pl] {
+    let (s, l) = (ps.mean_abs_bend, pl.mean_abs_bend);
+    assert!(l >= 1.2 * s, "pressed: long {l} vs short {s}");
+    let (s, l) = (ps.max_abs_bend, pl.max_abs_bend);
+    assert!(l >= s, "pressed, sharpest hinge: long {l} vs short {s}");
+    // Pressing sharpens: after a long hold the pressed cloth hangs with
+    // twice the moderate one's mean bend and half again its sharpest, and
+    // either press leaves five times the moderate plastic set.
+    assert!(
+        pl.mean_abs_bend > 2.0 * ml.mean_abs_bend && pl.max_abs_bend > 1.5 * ml.max_abs_bend,
+        "pressing leaves sharper wrinkles: {pl:?} vs {ml:?}"
+    );
+    for (p, m) in [(ps, ms), (pl, ml)] {
         assert!(
-            p.mean_abs_bend > 3.0 * ml.mean_abs_bend && p.max_abs_bend > 2.0 * ml.max_abs_bend,
-            "pressing leaves sharper wrinkles: {p:?} vs {ml:?}"
+            p.mean_abs_plastic_bend > 5.0 * m.mean_abs_plastic_bend,
+            "pressing leaves a plastic set: {p:?} vs {m:?}"
         );
     }
     assert!(
