@@ -18,7 +18,8 @@ pub struct BenchRow {
     pub vertices: usize,
     pub faces: usize,
     pub steps: u64,
-    /// The solve's preconditioner (`solver.preconditioner`).
+    /// The solve's preconditioner (`solver.preconditioner`, `auto` made
+    /// concrete).
     pub preconditioner: String,
     pub ms_per_step: f64,
     pub forces_ms: f64,
@@ -75,7 +76,12 @@ pub fn twist_scene(k: usize, overrides: &[String]) -> Result<Scene> {
 /// preconditioner's first hierarchy).
 pub fn run_twist(scene: Scene, backend: Box<dyn Backend>, steps: u64) -> Result<BenchRow> {
     let (vertices, faces) = (scene.cloth.vertex_count(), scene.cloth.mesh.faces.len());
-    let preconditioner = scene.solver.preconditioner.name().to_string();
+    // `auto` made concrete for the row, as the backend makes it.
+    let multilevel = scene
+        .solver
+        .preconditioner
+        .multilevel(vertices, backend.name() == "gpu");
+    let preconditioner = if multilevel { "multilevel" } else { "jacobi" }.to_string();
     let mut sim = Simulation::new(scene, backend);
     sim.step()?;
     let (mut total, mut cg, mut dispatches, mut contacts) = (0.0, 0usize, 0u64, 0usize);

@@ -248,7 +248,7 @@ fn bench_writes_json_rows() {
         "--backend",
         "cpu",
         "--vertices",
-        "1000",
+        "1000,7000",
         "--steps",
         "2",
         "--json",
@@ -257,8 +257,16 @@ fn bench_writes_json_rows() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(v["backend"], "cpu");
+    // The default preconditioner, `auto`, is block Jacobi below 5000
+    // vertices and the multilevel one from there.
+    let big = &v["rows"][1];
+    assert_eq!(
+        (&big["vertices"], &big["preconditioner"]),
+        (&7040.into(), &"multilevel".into())
+    );
     let row = &v["rows"][0];
     assert_eq!(row["vertices"], 1792);
+    assert_eq!(row["preconditioner"], "jacobi");
     for key in [
         "ms_per_step",
         "forces_ms",

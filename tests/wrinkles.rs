@@ -217,14 +217,7 @@ fn the_hold_acts_only_through_dwell_growth_and_hardening_decay() {
             1.2,
             false,
         ),
-        (
-            "container",
-            "pressed-short",
-            "pressed-long",
-            &container[..],
-            1.2,
-            false,
-        ),
+        ("container", "pressed-short", "pressed-long", &container[..], 1.2, false),
         (
             "specimen",
             "cotton-moderate-short",

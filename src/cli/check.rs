@@ -5,6 +5,7 @@ use crease::collide::Surface;
 use crease::model::channel::{Channel, FrictionModel, PlasticModel};
 use crease::scene::schema::Motion;
 use crease::scene::{self, Action, ObstacleAction, Scene};
+use crease::step::Preconditioner;
 
 #[derive(clap::Args)]
 pub struct CheckArgs {
@@ -28,6 +29,18 @@ pub fn scenes() -> Result<()> {
     Ok(())
 }
 
+/// The scene's preconditioner, and for `auto` what each backend makes of
+/// it at this size.
+fn preconditioner(s: &Scene) -> String {
+    let p = s.solver.preconditioner;
+    let n = s.cloth.vertex_count();
+    let name = |gpu| if p.multilevel(n, gpu) { "multilevel" } else { "jacobi" };
+    match p {
+        Preconditioner::Auto => format!("auto ({} on the CPU, {} on the GPU)", name(false), name(true)),
+        _ => p.name().to_string(),
+    }
+}
+
 fn print_scene(s: &Scene) {
     let c = &s.cloth;
     println!("scene {} ({})", s.name, s.source);
@@ -40,7 +53,7 @@ fn print_scene(s: &Scene) {
         vec3(s.gravity.to_array()),
         num(s.solver.tolerance),
         s.solver.max_iterations,
-        s.solver.preconditioner.name(),
+        preconditioner(s),
         match s.solver.contact_solves {
             0 => "no resting contacts".to_string(),
             n => format!("resting contacts (up to {n} solves a step)"),

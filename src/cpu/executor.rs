@@ -7,7 +7,7 @@ use crate::collide::ContactReport;
 use crate::collide::proximity::{self, Proximity};
 use crate::error::{Error, Result};
 use crate::step::sequence::{Executor, Found, Solve};
-use crate::step::{Preconditioner, Scales, StepInput, StepReport, StrainLimit};
+use crate::step::{Scales, StepInput, StepReport, StrainLimit};
 use glam::DVec3;
 use std::sync::Arc;
 
@@ -130,12 +130,11 @@ impl Executor for CpuBackend {
             free: &self.free,
             normals: &self.rest_normal,
         };
-        let mut precond = match input.solver.preconditioner {
-            Preconditioner::Jacobi => pcg::Preconditioning::Jacobi(&self.inv_diag),
-            Preconditioner::Multilevel => {
-                self.multilevel.setup(&op, &filter, &self.x)?;
-                pcg::Preconditioning::Multilevel(&mut self.multilevel)
-            }
+        let mut precond = if input.solver.preconditioner.multilevel(self.x.len(), false) {
+            self.multilevel.setup(&op, &filter, &self.x)?;
+            pcg::Preconditioning::Multilevel(&mut self.multilevel)
+        } else {
+            pcg::Preconditioning::Jacobi(&self.inv_diag)
         };
         let max = input.solver.max_iterations;
         let budget = match &precond {

@@ -10,9 +10,7 @@ use super::layout::{Displacement, Params, Scalars};
 use crate::collide::ContactReport;
 use crate::error::{Error, Result};
 use crate::step::sequence::{Executor, Found, Solve};
-use crate::step::{
-    Backend, CORRECTION_ITERATIONS, Preconditioner, SOLVE_RESTARTS, Scales, StepInput, StepReport, StrainLimit,
-};
+use crate::step::{Backend, CORRECTION_ITERATIONS, SOLVE_RESTARTS, Scales, StepInput, StepReport, StrainLimit};
 use bytemuck::Zeroable;
 use glam::DVec3;
 use std::time::Instant;
@@ -327,7 +325,7 @@ impl Executor for GpuBackend {
     }
 
     fn solve(&mut self, input: &StepInput, _: &Scales, floor: f64) -> Result<Solve> {
-        let multilevel = input.solver.preconditioner == Preconditioner::Multilevel;
+        let multilevel = input.solver.preconditioner.multilevel(self.cloth().mass.len(), true);
         let max = input.solver.max_iterations as u32;
         let mut budget = max;
         if multilevel {

@@ -123,9 +123,11 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
 
     // What a run of this scene takes a vertex, for the memory check.
     let material = super::material::resolve(label, &f.cloth.material)?;
+    // `auto` counts the multilevel one's: a mesh large enough to matter
+    // takes it.
     let per_vertex = match f.solver.preconditioner {
         Preconditioner::Jacobi => crate::mesh::BYTES_PER_VERTEX,
-        Preconditioner::Multilevel => crate::mesh::BYTES_PER_VERTEX_MULTILEVEL,
+        Preconditioner::Auto | Preconditioner::Multilevel => crate::mesh::BYTES_PER_VERTEX_MULTILEVEL,
     } + match material.bending_model {
         BendingModel::ShapeOperator => crate::mesh::BYTES_PER_VERTEX_SHAPE_OPERATOR,
         _ => 0,

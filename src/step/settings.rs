@@ -29,19 +29,51 @@ pub struct SolverSettings {
 #[derive(Deserialize, Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Preconditioner {
-    /// The inverse 3x3 diagonal blocks (both backends).
+    /// The multilevel one where it wins on the backend at the cloth's size,
+    /// else block Jacobi ([`Preconditioner::resolve`]).
     #[default]
+    Auto,
+    /// The inverse 3x3 diagonal blocks.
     Jacobi,
-    /// One smoothed-aggregation V-cycle (cpu/multilevel; the CPU backend
-    /// only so far).
+    /// One smoothed-aggregation V-cycle (multigrid, cpu/multilevel,
+    /// shaders/multilevel.wgsl).
     Multilevel,
 }
+
+/// The fewest vertices at which `auto` takes the multilevel preconditioner.
+/// Below, on the GPU, a step is launch-bound and the V-cycle's many small
+/// dispatches lose (H200: the 3.4K-vertex trousers 39 ms a step against
+/// Jacobi's 28), and the CPU's gain is small (96 ms against 116); from 7K
+/// up it wins on both (the 7K twist: CPU 89 ms against 159, H200 16.3
+/// against 24.3; docs/speed.md).
+pub const AUTO_FROM: usize = 5_000;
+
+/// The most vertices at which the GPU's `auto` takes the multilevel
+/// preconditioner. Its levels are built on the host from the finest one
+/// read back, and as the mesh grows the budget of kept levels runs out
+/// within a solve: on the twist (H200, 2026-11-26) it wins at 250K (199 ms
+/// a step, 51 iterations, against Jacobi's 539 at the 2000-iteration cap)
+/// and at 500K (401 against 1075, 66 iterations against the cap), and
+/// loses at 1M (16.9 s a step, 1138 iterations and the levels rebuilt
+/// mid-solve, against 4.0 s at the cap).
+pub const AUTO_GPU_TO: usize = 600_000;
 
 impl Preconditioner {
     pub fn name(self) -> &'static str {
         match self {
+            Preconditioner::Auto => "auto",
             Preconditioner::Jacobi => "jacobi",
             Preconditioner::Multilevel => "multilevel",
+        }
+    }
+
+    /// Whether a solve of `vertices` vertices on the CPU (`gpu` false) or
+    /// the GPU takes the multilevel preconditioner (`auto` made concrete).
+    pub fn multilevel(self, vertices: usize, gpu: bool) -> bool {
+        match self {
+            Preconditioner::Auto => vertices >= AUTO_FROM && (!gpu || vertices <= AUTO_GPU_TO),
+            Preconditioner::Jacobi => false,
+            Preconditioner::Multilevel => true,
         }
     }
 }
@@ -214,3 +246,21 @@ pub const SOLVE_RESTARTS: usize = 4;
 /// Jacobi sweeps of the self-collision correction after the solve
 /// (cpu/repulsion.rs `correct`, the same in repulsion.wgsl).
 pub const CORRECTION_ITERATIONS: usize = 4;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_takes_the_multilevel_preconditioner_where_it_was_measured_to_win() {
+        let auto = Preconditioner::Auto;
+        for gpu in [false, true] {
+            assert!(!auto.multilevel(AUTO_FROM - 1, gpu));
+            assert!(auto.multilevel(AUTO_FROM, gpu));
+            assert!(!Preconditioner::Jacobi.multilevel(10 * AUTO_FROM, gpu));
+            assert!(Preconditioner::Multilevel.multilevel(1, gpu));
+        }
+        assert!(auto.multilevel(AUTO_GPU_TO, true) && !auto.multilevel(AUTO_GPU_TO + 1, true));
+        assert!(auto.multilevel(10 * AUTO_GPU_TO, false));
+    }
+}
