@@ -159,9 +159,10 @@ impl Executor for CpuBackend {
         let mut solve = cg(&mut precond, budget)?;
         // Past its budget, a solve on kept multilevel levels has found a
         // system they no longer serve: built afresh, CG goes on from its
-        // iterate.
+        // iterate. A solve that stopped short of the tolerance after its
+        // restarts, within the budget, keeps them (as the GPU's).
         let mut after_build = solve.iterations;
-        if budget < max && solve.residual > tolerance {
+        if budget < max && solve.iterations >= budget && solve.residual > tolerance {
             if let pcg::Preconditioning::Multilevel(m) = &mut precond {
                 m.renew();
                 m.setup(&op, &filter, &self.x)?;
