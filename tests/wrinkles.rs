@@ -312,6 +312,8 @@ fn claim_7_container_wrinkles_grow_with_the_hold_and_the_plunger_sharpens_them()
     assert!(l >= 1.2 * s, "pressed: long {l} vs short {s}");
     let (s, l) = (ps.max_abs_bend, pl.max_abs_bend);
     assert!(l >= s, "pressed, sharpest hinge: long {l} vs short {s}");
+    let (s, l) = (ps.mean_abs_plastic_bend, pl.mean_abs_plastic_bend);
+    assert!(l > 1.2 * s, "pressed: plastic set long {l} vs short {s}");
     // Pressing sharpens: after a long hold the pressed cloth hangs with
     // twice the moderate one's mean bend and half again its sharpest, and
     // either press leaves five times the moderate plastic set.

@@ -34,7 +34,7 @@ pub fn scenes() -> Result<()> {
 fn preconditioner(s: &Scene) -> String {
     let p = s.solver.preconditioner;
     let n = s.cloth.vertex_count();
-    let name = |gpu| if p.multilevel(n, gpu) { "multilevel" } else { "jacobi" };
+    let name = |gpu| p.concrete(n, gpu).name();
     match p {
         Preconditioner::Auto => format!("auto ({} on the CPU, {} on the GPU)", name(false), name(true)),
         _ => p.name().to_string(),

@@ -30,7 +30,7 @@ pub struct SolverSettings {
 #[serde(rename_all = "kebab-case")]
 pub enum Preconditioner {
     /// The multilevel one where it wins on the backend at the cloth's size,
-    /// else block Jacobi ([`Preconditioner::resolve`]).
+    /// else block Jacobi ([`Preconditioner::multilevel`]).
     #[default]
     Auto,
     /// The inverse 3x3 diagonal blocks.
@@ -74,6 +74,14 @@ impl Preconditioner {
             Preconditioner::Auto => vertices >= AUTO_FROM && (!gpu || vertices <= AUTO_GPU_TO),
             Preconditioner::Jacobi => false,
             Preconditioner::Multilevel => true,
+        }
+    }
+
+    /// The preconditioner such a solve takes: `jacobi` or `multilevel`.
+    pub fn concrete(self, vertices: usize, gpu: bool) -> Preconditioner {
+        match self.multilevel(vertices, gpu) {
+            true => Preconditioner::Multilevel,
+            false => Preconditioner::Jacobi,
         }
     }
 }
