@@ -5,7 +5,7 @@
 //! and every phase half as long (pose 0.5 s, hold 0.25 s, return 0.5 s,
 //! settle 0.25 s, bare 0.25 s), which keeps the runs to about 25 s each
 //! (the claims on the seat take 2.5 cm edges, about 50 s; the claim on
-//! stretch and contact runs at the scene's own pace, about 110 s).
+//! stretch and contact run at the scenes' own pace, about 110 s each).
 //! Residual bend here is the mean plastic bend angle of a garment group's
 //! hinges once the body has returned to rest and the cloth has settled:
 //! the set that stays (|theta - theta_rest| at this resolution is
@@ -290,17 +290,10 @@ fn polyester_keeps_the_least() {
     }
 }
 
-/// Sat down at the scene's own pace (1 s to sit, held 0.5 s, 1 s to
-/// stand up, at 2 ms steps) with 2.5 cm edges, up to the end of the
-/// return: at every output frame no edge stretched past 30%, no cloth
+/// At every output frame of `o`: no edge stretched past 30%, no cloth
 /// point deeper than half the contact thickness inside the body, and no
-/// two cloth triangles crossing. (Twice as fast, as the other claims run,
-/// the cloth lags the body and single edges at the front of the knees
-/// reach 40-60% for a frame or two; lifting a leg stretches the front of
-/// the knee 46% at this pace: not claimed yet.)
-#[test]
-fn sitting_at_the_scenes_pace_stretches_no_edge_past_30_percent_and_stays_outside_the_body() {
-    let o = run_until("cotton-sit-long", &[FINE], Some(2.5));
+/// two cloth triangles crossing.
+fn assert_clean(o: &Outcome) {
     let deepest = o.penetration.iter().copied().fold(0.0, f64::max);
     let edges = o.edge_penetration.iter().copied().fold(0.0, f64::max);
     let crossings = o.intersections.iter().copied().fold(0.0, f64::max);
@@ -316,6 +309,24 @@ fn sitting_at_the_scenes_pace_stretches_no_edge_past_30_percent_and_stays_outsid
     assert!(stretch <= 0.3, "an edge stretched {stretch}");
     assert!(deepest <= o.thickness / 2.0, "{deepest} m inside");
     assert_eq!(crossings, 0.0);
+}
+
+/// Sat down at the scene's own pace (1 s to sit, held 0.5 s, 1 s to
+/// stand up, at 2 ms steps) with 2.5 cm edges, up to the end of the
+/// return, the trousers stay clean ([`assert_clean`]): measured 26.0%
+/// at most. (Twice as fast, as the other claims run, the cloth lags the
+/// body and single edges at the front of the knees reach 40-60% for a
+/// frame or two.)
+#[test]
+fn sitting_at_the_scenes_pace_stretches_no_edge_past_30_percent_and_stays_outside_the_body() {
+    assert_clean(&run_until("cotton-sit-long", &[FINE], Some(2.5)));
+}
+
+/// Lifting a leg at the scene's pace, likewise: measured 26.9% at most,
+/// at the front of the lifted knee during the hold.
+#[test]
+fn lifting_a_leg_at_the_scenes_pace_stretches_no_edge_past_30_percent_and_stays_outside_the_body() {
+    assert_clean(&run_until("cotton-lift-leg-long", &[FINE], Some(2.5)));
 }
 
 /// Every phase of a garment scene a tenth as long (0.3 s in all), at 5 ms

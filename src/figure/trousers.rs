@@ -46,7 +46,8 @@ const SEAM_DROP: f64 = 0.02;
 /// Ease (the garment's distance from the skin) at height `y`: snug at the
 /// waistband, looser over the hips, loosest round the knees, whose rings
 /// a bent knee pulls over itself (at 3 cm the front of the knees
-/// stretched 29% sitting and 48% lifting a leg, at 4 cm 26% and 40%).
+/// stretched 29% sitting and 48% lifting a leg, at 4 cm 26% and 40%;
+/// lifting the thigh level, as the clip did before 2026-11-26).
 fn ease(y: f64) -> f64 {
     let points = [
         (HEM, 0.03),
