@@ -77,8 +77,8 @@ pub fn twist_scene(k: usize, overrides: &[String]) -> Result<Scene> {
 pub fn run_twist(scene: Scene, backend: Box<dyn Backend>, steps: u64) -> Result<BenchRow> {
     let (vertices, faces) = (scene.cloth.vertex_count(), scene.cloth.mesh.faces.len());
     // `auto` made concrete for the row, as the backend makes it.
-    let preconditioner = scene.solver.preconditioner.concrete(vertices, backend.name() == "gpu");
-    let preconditioner = preconditioner.name().to_string();
+    let gpu = backend.name() == "gpu";
+    let preconditioner = scene.solver.preconditioner.concrete(vertices, gpu).name().to_string();
     let mut sim = Simulation::new(scene, backend);
     sim.step()?;
     let (mut total, mut cg, mut dispatches, mut contacts) = (0.0, 0usize, 0u64, 0usize);

@@ -63,11 +63,12 @@ fn deg(d: f64) -> f64 {
 /// held `sit` and `lift-leg` poses. Sitting upright, a person's pelvis
 /// rolls back by 20 to 30 degrees from standing; lifting a knee high
 /// rolls it back too, and the clip rolls it as far as sitting: the
-/// thigh's angle from the vertical is not all made at the hip joint. A hip joint that made it all would lengthen the skin
-/// from the back of the waist to the back of the knee by half again,
-/// which no trousers fitted standing can follow: with both tilts at 0,
-/// trousers sat down with 2.5 cm edges stretched edges at the front of
-/// the knees by 55%, and at 30 degrees by 29% at most.
+/// thigh's angle from the vertical is not all made at the hip joint. A
+/// hip joint that made it all would lengthen the skin from the back of
+/// the waist to the back of the knee by half again, which no trousers
+/// fitted standing can follow: with both tilts at 0, trousers sat down
+/// with 2.5 cm edges stretched edges at the front of the knees by 55%,
+/// and at 30 degrees by 29% at most.
 const SIT_TILT: f64 = 30.0;
 const LIFT_TILT: f64 = 30.0;
 
