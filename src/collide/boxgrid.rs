@@ -16,8 +16,9 @@
 //! larger than that (stretched elements of a state that is blowing up) are
 //! kept aside and tested against every query, and a query spans at most
 //! `MAX_SPAN` cells per axis, so one runaway vertex costs neither unbounded
-//! memory nor time (it may then miss far candidates; the step reports the
-//! blow-up anyway).
+//! memory nor time (`overlapping` may then miss far candidates, the step
+//! reporting the blow-up anyway; `overlapping_after` finds a large box's
+//! pairs with the listed boxes from the listed side, and misses none).
 //!
 //! The cells are a sorted list of `(key, box)`: no hash map, no allocation
 //! per cell, the same order on every run and thread count.
@@ -130,6 +131,49 @@ impl BoxGrid {
             }
         }
     }
+
+    /// Calls `f` with each box that overlaps box `i` of the set and comes
+    /// after it in the grid's order (by cell key, then index; the large
+    /// boxes after all listed ones, by index): over every `i`, each
+    /// overlapping pair once. A listed box's scan covers every listed box
+    /// that overlaps it (see [`BoxGrid::overlapping`]), so of two that
+    /// overlap, the earlier one's scan finds the later one; skipping the
+    /// earlier entries halves a self-query's work (the cloth's edge-edge
+    /// pairs, its crossing triangles).
+    pub fn overlapping_after(&self, i: u32, mut f: impl FnMut(u32)) {
+        let query = &self.boxes[i as usize];
+        let large = |j: u32| self.large.binary_search(&j).is_ok();
+        if large(i) {
+            for &j in self.large.iter().filter(|&&j| j > i) {
+                if overlap(&self.boxes[j as usize], query) {
+                    f(j);
+                }
+            }
+            return;
+        }
+        let own = (Self::key(self.coord(query.0)), i);
+        let lo = self.coord(query.0).saturating_sub(I64Vec3::ONE);
+        let hi = self.coord(query.1).min(lo.saturating_add(I64Vec3::splat(MAX_SPAN - 1)));
+        for z in lo.z..=hi.z {
+            for y in lo.y..=hi.y {
+                let (first, last) = (Self::key(I64Vec3::new(lo.x, y, z)), Self::key(I64Vec3::new(hi.x, y, z)));
+                if last < own.0 {
+                    continue;
+                }
+                let start = self.listed.partition_point(|e| e.0 < first || *e <= own);
+                for &(_, j) in self.listed[start..].iter().take_while(|e| e.0 <= last) {
+                    if overlap(&self.boxes[j as usize], query) {
+                        f(j);
+                    }
+                }
+            }
+        }
+        for &j in &self.large {
+            if overlap(&self.boxes[j as usize], query) {
+                f(j);
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -162,5 +206,19 @@ mod tests {
                 .collect();
             assert_eq!(found, expected);
         }
+        // Each overlapping pair once, self-pairs never.
+        let mut once = Vec::new();
+        for i in 0..boxes.len() as u32 {
+            grid.overlapping_after(i, |j| once.push((i.min(j), i.max(j))));
+        }
+        let count = once.len();
+        once.sort_unstable();
+        once.dedup();
+        assert_eq!(once.len(), count, "a pair reported twice");
+        let expected: Vec<(u32, u32)> = (0..boxes.len() as u32)
+            .flat_map(|i| (i + 1..boxes.len() as u32).map(move |j| (i, j)))
+            .filter(|&(i, j)| overlap(&boxes[i as usize], &boxes[j as usize]))
+            .collect();
+        assert_eq!(once, expected);
     }
 }

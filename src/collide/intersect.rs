@@ -39,10 +39,10 @@ pub fn intersecting_pairs(faces: &[[u32; 3]], x: &[DVec3]) -> usize {
         .into_par_iter()
         .map(|f| {
             let mut crossing = 0;
-            grid.overlapping(&grid.boxes()[f], |g| {
+            grid.overlapping_after(f as u32, |g| {
                 let g = g as usize;
                 let shared = faces[f].iter().any(|v| faces[g].contains(v));
-                if g > f && !shared && triangles_cross(tri(f), tri(g)) {
+                if !shared && triangles_cross(tri(f), tri(g)) {
                     crossing += 1;
                 }
             });

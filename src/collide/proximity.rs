@@ -235,24 +235,31 @@ pub fn find(faces: &[[u32; 3]], edges: &[[u32; 2]], x: &[DVec3], rest: &[DVec3],
         pairs.extend(vertex_triangle);
         // Edge-edge pairs whose closest points are inside both edges (the
         // rest are a vertex's, which the vertex-triangle pairs cover), each
-        // found from its lower-numbered edge.
+        // found once (from whichever edge the grid orders first) and
+        // written from its lower-numbered edge.
         let segments = BoxGrid::new(edges.iter().map(|e| bounds(e, x, pad)).collect());
         let edge_edge: Vec<Pair> = (0..edges.len() as u32)
             .into_par_iter()
-            .flat_map_iter(|e| {
-                let [i, j] = edges[e as usize];
-                let (a, b) = (x[i as usize], x[j as usize]);
+            .flat_map_iter(|query| {
                 let mut out = Vec::new();
-                segments.overlapping(&segments.boxes()[e as usize], |g| {
-                    let [k, l] = edges[g as usize];
-                    if g <= e
-                        || [i, j].contains(&k)
-                        || [i, j].contains(&l)
-                        || rest_neighbours(&[i, j], &[k, l], rest, t)
-                    {
+                segments.overlapping_after(query, |other| {
+                    let (e, g) = (query.min(other), query.max(other));
+                    let ([i, j], [k, l]) = (edges[e as usize], edges[g as usize]);
+                    if [i, j].contains(&k) || [i, j].contains(&l) || rest_neighbours(&[i, j], &[k, l], rest, t) {
                         return;
                     }
+                    let (a, b) = (x[i as usize], x[j as usize]);
                     let (c, d) = (x[k as usize], x[l as usize]);
+                    // No point of either edge is nearer the other's than
+                    // their midpoints' distance less both half lengths:
+                    // when that is `t` or more, so is the pair's distance
+                    // (`pair` would drop it), and the closest points are
+                    // not needed. Boxes that overlap only near a corner
+                    // stop here.
+                    let reach = t + 0.5 * ((b - a).length() + (d - c).length());
+                    if (a + b - c - d).length_squared() >= 4.0 * reach * reach {
+                        return;
+                    }
                     let Some((s, u)) = closest_on_segments(a, b, c, d) else {
                         return;
                     };
