@@ -250,12 +250,12 @@ pub fn find(faces: &[[u32; 3]], edges: &[[u32; 2]], x: &[DVec3], rest: &[DVec3],
                     }
                     let (a, b) = (x[i as usize], x[j as usize]);
                     let (c, d) = (x[k as usize], x[l as usize]);
-                    // No point of either edge is nearer the other's than
-                    // their midpoints' distance less both half lengths:
-                    // when that is `t` or more, so is the pair's distance
-                    // (`pair` would drop it), and the closest points are
-                    // not needed. Boxes that overlap only near a corner
-                    // stop here.
+                    // Any point of one edge is at least |m1 - m2| - (l1 +
+                    // l2) / 2 from any point of the other (m their
+                    // midpoints, l their lengths): when that is `t` or
+                    // more, `pair` would drop them, and their closest
+                    // points are not needed. Boxes that overlap only near
+                    // a corner stop here.
                     let reach = t + 0.5 * ((b - a).length() + (d - c).length());
                     if (a + b - c - d).length_squared() >= 4.0 * reach * reach {
                         return;
