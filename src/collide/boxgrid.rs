@@ -111,20 +111,7 @@ impl BoxGrid {
 
     /// Calls `f` once with each box that overlaps `query`.
     pub fn overlapping(&self, query: &Aabb, mut f: impl FnMut(u32)) {
-        let lo = self.coord(query.0).saturating_sub(I64Vec3::ONE);
-        let hi = self.coord(query.1).min(lo.saturating_add(I64Vec3::splat(MAX_SPAN - 1)));
-        for z in lo.z..=hi.z {
-            for y in lo.y..=hi.y {
-                // One row of cells is one run of consecutive keys.
-                let (first, last) = (Self::key(I64Vec3::new(lo.x, y, z)), Self::key(I64Vec3::new(hi.x, y, z)));
-                let start = self.listed.partition_point(|e| e.0 < first);
-                for &(_, i) in self.listed[start..].iter().take_while(|e| e.0 <= last) {
-                    if overlap(&self.boxes[i as usize], query) {
-                        f(i);
-                    }
-                }
-            }
-        }
+        self.listed_overlapping(query, None, &mut f);
         for &i in &self.large {
             if overlap(&self.boxes[i as usize], query) {
                 f(i);
@@ -142,35 +129,36 @@ impl BoxGrid {
     /// pairs, its crossing triangles).
     pub fn overlapping_after(&self, i: u32, mut f: impl FnMut(u32)) {
         let query = &self.boxes[i as usize];
-        let large = |j: u32| self.large.binary_search(&j).is_ok();
-        if large(i) {
-            for &j in self.large.iter().filter(|&&j| j > i) {
-                if overlap(&self.boxes[j as usize], query) {
-                    f(j);
-                }
-            }
-            return;
+        let large = self.large.binary_search(&i).is_ok();
+        if !large {
+            self.listed_overlapping(query, Some((Self::key(self.coord(query.0)), i)), &mut f);
         }
-        let own = (Self::key(self.coord(query.0)), i);
+        for &j in self.large.iter().filter(|&&j| !large || j > i) {
+            if overlap(&self.boxes[j as usize], query) {
+                f(j);
+            }
+        }
+    }
+
+    /// Calls `f` with each listed box that overlaps `query`; with `after`,
+    /// only those whose entry `(key, index)` comes after it.
+    fn listed_overlapping(&self, query: &Aabb, after: Option<(u64, u32)>, f: &mut impl FnMut(u32)) {
         let lo = self.coord(query.0).saturating_sub(I64Vec3::ONE);
         let hi = self.coord(query.1).min(lo.saturating_add(I64Vec3::splat(MAX_SPAN - 1)));
+        let before = |e: &(u64, u32)| after.is_some_and(|a| *e <= a);
         for z in lo.z..=hi.z {
             for y in lo.y..=hi.y {
+                // One row of cells is one run of consecutive keys.
                 let (first, last) = (Self::key(I64Vec3::new(lo.x, y, z)), Self::key(I64Vec3::new(hi.x, y, z)));
-                if last < own.0 {
+                if before(&(last, u32::MAX)) {
                     continue;
                 }
-                let start = self.listed.partition_point(|e| e.0 < first || *e <= own);
+                let start = self.listed.partition_point(|e| e.0 < first || before(e));
                 for &(_, j) in self.listed[start..].iter().take_while(|e| e.0 <= last) {
                     if overlap(&self.boxes[j as usize], query) {
                         f(j);
                     }
                 }
-            }
-        }
-        for &j in &self.large {
-            if overlap(&self.boxes[j as usize], query) {
-                f(j);
             }
         }
     }
