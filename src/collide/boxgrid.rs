@@ -150,7 +150,8 @@ impl BoxGrid {
             for y in lo.y..=hi.y {
                 // One row of cells is one run of consecutive keys.
                 let (first, last) = (Self::key(I64Vec3::new(lo.x, y, z)), Self::key(I64Vec3::new(hi.x, y, z)));
-                if before(&(last, u32::MAX)) {
+                // A row whose keys all come before `after`'s holds nothing.
+                if after.is_some_and(|a| last < a.0) {
                     continue;
                 }
                 let start = self.listed.partition_point(|e| e.0 < first || before(e));
