@@ -8,7 +8,7 @@
 //
 // Broad phase (boxgrid.rs's scheme): each primitive's box, padded by t/2,
 // is listed once, in the cell of its low corner, in a uniform grid whose
-// cell is as large as the boxes (`grid_cell`); the cells are hashed into
+// cell is as large as the boxes (`extent_sum` to `grid_cell`); the cells are hashed into
 // buckets, counted, prefix-summed (scan.wgsl) and filled: a counting sort
 // of the boxes by cell. A query visits the cells from one below its low
 // corner's to its high corner's and keeps the boxes whose own cell is the
@@ -23,8 +23,10 @@
 // in the metres of its coordinates.
 //
 // Order, without atomics in the result: each query (vertices, then edges)
-// counts its pairs, the counts are prefix-summed, and each query writes
-// its pairs into its own range and sorts them by their vertices, which is
+// counts its pairs (keeping the first FOUND_SLOTS primitives it paired
+// with), the counts are prefix-summed, and each query writes its pairs
+// into its own range (from the kept primitives, or by a second walk when
+// it found more) and sorts them by their vertices, which is
 // the host's order (vertex-triangle pairs by vertex then triangle, then
 // edge-edge pairs by their vertices; the edges are sorted). The incidence
 // is counted and filled with atomics, then each vertex's row is sorted by
@@ -36,10 +38,14 @@ struct ProximityParams {
     coef: vec4<f32>,       // thickness t, -, -, -
 }
 
-// The grid of one search: its cell, and the boxes listed apart.
+// The grid of one search: its cell, the boxes listed apart, and on the
+// way to the cell the largest extent it may take and (as the bits of a
+// non-negative f32, which order as integers) the largest within it.
 struct ProximityGrid {
     cell: f32,
     large: atomic<u32>,
+    cap: f32,
+    largest: atomic<u32>,
 }
 
 @group(0) @binding(0) var<uniform> proximity: ProximityParams;
@@ -59,6 +65,12 @@ struct ProximityGrid {
 @group(0) @binding(14) var<storage, read_write> prox_vertex_count: array<atomic<u32>>;
 @group(0) @binding(15) var<storage, read> pair_offsets: array<u32>;
 @group(0) @binding(16) var<storage, read_write> pair_entries: array<vec2<u32>>;  // pair, slot
+@group(0) @binding(17) var<storage, read_write> prox_extent_sum: array<f32>;     // per workgroup of `extent_sum`
+@group(0) @binding(18) var<storage, read_write> prox_found: array<u32>;          // FOUND_SLOTS per query
+
+// The primitives a query keeps from its counting walk to write its pairs
+// without walking again (kernels/proximity.rs `FOUND_SLOTS`).
+const FOUND_SLOTS: u32 = 4u;
 
 // Cells per axis one query visits, at most (boxgrid.rs `MAX_SPAN`).
 const MAX_SPAN: i32 = 64;
@@ -172,29 +184,61 @@ fn grid_reduce(local: u32, value: f32, largest: bool) -> f32 {
     return total;
 }
 
-// The cell (one workgroup): the largest box extent up to four times the
-// mean extent (the host takes the median, which a device does not sort
-// for; either keeps a few runaway boxes from making the cell huge), or 1 m
-// when no box has an extent.
+// The cell: the largest box extent up to four times the mean extent (the
+// host takes the median, which a device does not sort for; either keeps a
+// few runaway boxes from making the cell huge), or 1 m when no box has an
+// extent. Four dispatches: the extents summed per workgroup, those sums
+// summed (one workgroup, a fixed order), the largest extent within the cap
+// per workgroup and over them (a maximum: any order), and the cell.
 @compute @workgroup_size(WORKGROUP)
-fn grid_cell(@builtin(local_invocation_index) local: u32) {
-    let count = primitives();
-    var sum = 0.0;
-    for (var b = local; b < count; b += WORKGROUP) {
-        sum += extent(b);
+fn extent_sum(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>,
+              @builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let b = linear_index(id, groups);
+    var e = 0.0;
+    if (b < primitives()) {
+        e = extent(b);
     }
-    let cap = 4.0 * grid_reduce(local, sum, false) / f32(max(count, 1u));
-    var largest = 0.0;
-    for (var b = local; b < count; b += WORKGROUP) {
-        let e = extent(b);
-        if (e <= cap) {
-            largest = max(largest, e);
+    let sum = grid_reduce(local, e, false);
+    if (local == 0u) {
+        prox_extent_sum[group_index(group, groups)] = sum;
+    }
+}
+
+@compute @workgroup_size(WORKGROUP)
+fn extent_cap(@builtin(local_invocation_index) local: u32) {
+    let count = primitives();
+    let sums = (count + WORKGROUP - 1u) / WORKGROUP;
+    var sum = 0.0;
+    for (var k = local; k < sums; k += WORKGROUP) {
+        sum += prox_extent_sum[k];
+    }
+    let total = grid_reduce(local, sum, false);
+    if (local == 0u) {
+        prox_grid.cap = 4.0 * total / f32(max(count, 1u));
+    }
+}
+
+@compute @workgroup_size(WORKGROUP)
+fn extent_largest(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>,
+                  @builtin(local_invocation_index) local: u32) {
+    let b = linear_index(id, groups);
+    var e = 0.0;
+    if (b < primitives()) {
+        e = extent(b);
+        if (!(e <= prox_grid.cap)) {
+            e = 0.0;
         }
     }
-    let cell = grid_reduce(local, largest, true);
-    if (local == 0u) {
-        prox_grid.cell = select(1.0, cell, cell > 0.0 && cell < 1.0e30);
+    let largest = grid_reduce(local, e, true);
+    if (local == 0u && largest > 0.0) {
+        atomicMax(&prox_grid.largest, bitcast<u32>(largest));
     }
+}
+
+@compute @workgroup_size(1)
+fn grid_cell() {
+    let cell = bitcast<f32>(atomicLoad(&prox_grid.largest));
+    prox_grid.cell = select(1.0, cell, cell > 0.0 && cell < 1.0e30);
 }
 
 // Counts each listed box into its cell's bucket; lists the larger ones apart.
@@ -344,9 +388,20 @@ fn edge_edge(e: u32, g: u32) -> PairGpu {
     return pair_of(vec4<u32>(ij, kl), vec4<f32>(1.0 - s, s, -(1.0 - u), -u), y, r, cross(b, d - c));
 }
 
+// Query q's pair with primitive b (vertex q and face b, or edge q - n and
+// edge b - faces).
+fn pair_with(q: u32, b: u32) -> PairGpu {
+    let n = proximity.counts.x;
+    if (q < n) {
+        return vertex_triangle(q, b);
+    }
+    return edge_edge(q - n, b - proximity.counts.y);
+}
+
 // Query q's pairs: vertex q against the faces near it, or (q past the
 // vertices) edge q - n against the later edges near it. Counts them, and
-// with `write`, stores them from `first` on (up to the capacity).
+// with `write` stores them from `first` on (up to the capacity), without
+// it keeps the first FOUND_SLOTS primitives paired with.
 fn visit(q: u32, first: u32, write: bool) -> u32 {
     let n = proximity.counts.x;
     let pad = vec3<f32>(0.5 * proximity.coef.x);
@@ -393,17 +448,15 @@ fn visit(q: u32, first: u32, write: bool) -> u32 {
             if (kind_of(b) != kind || !overlaps(b, lo, hi)) {
                 continue;
             }
-            var pair: PairGpu;
-            if (kind == 0u) {
-                pair = vertex_triangle(q, b);
-            } else {
-                pair = edge_edge(q - n, b - proximity.counts.y);
-            }
+            let pair = pair_with(q, b);
             if (pair.n.w < 0.0) {
                 continue;
             }
             if (write && first + found < proximity.capacity.x) {
                 pairs[first + found] = pair;
+            }
+            if (!write && found < FOUND_SLOTS) {
+                prox_found[q * FOUND_SLOTS + found] = b;
             }
             found++;
         }
@@ -438,7 +491,14 @@ fn query_write(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgr
         return;
     }
     let first = prox_query_start[q];
-    let count = visit(q, first, true);
+    let count = prox_query_count[q];
+    if (count <= FOUND_SLOTS) {
+        for (var k = 0u; k < count && first + k < proximity.capacity.x; k++) {
+            pairs[first + k] = pair_with(q, prox_found[q * FOUND_SLOTS + k]);
+        }
+    } else {
+        visit(q, first, true);
+    }
     let end = min(first + count, proximity.capacity.x);
     for (var i = first + 1u; i < end; i++) {
         let key = pairs[i];

@@ -64,12 +64,15 @@ impl Kernel {
 pub struct Recorder {
     encoder: RefCell<Option<wgpu::CommandEncoder>>,
     dispatches: Cell<u64>,
+    /// Dispatches recorded since the last submission.
+    pending: Cell<u64>,
 }
 
 /// One compute pass being recorded.
 pub struct Pass<'a> {
     pass: wgpu::ComputePass<'a>,
     dispatches: &'a Cell<u64>,
+    pending: &'a Cell<u64>,
 }
 
 impl Pass<'_> {
@@ -79,6 +82,7 @@ impl Pass<'_> {
         self.pass
             .dispatch_workgroups(kernel.workgroups[0], kernel.workgroups[1], 1);
         self.dispatches.set(self.dispatches.get() + 1);
+        self.pending.set(self.pending.get() + 1);
     }
 }
 
@@ -87,6 +91,7 @@ impl Recorder {
         Recorder {
             encoder: RefCell::new(None),
             dispatches: Cell::new(0),
+            pending: Cell::new(0),
         }
     }
 
@@ -109,6 +114,7 @@ impl Recorder {
                     timestamp_writes: None,
                 }),
                 dispatches: &self.dispatches,
+                pending: &self.pending,
             };
             record(&mut pass);
         })
@@ -118,6 +124,17 @@ impl Recorder {
     pub fn flush(&self, ctx: &GpuContext) {
         if let Some(encoder) = self.encoder.borrow_mut().take() {
             ctx.queue.submit([encoder.finish()]);
+        }
+        self.pending.set(0);
+    }
+
+    /// Submits what was recorded once it holds at least `dispatches`
+    /// dispatches, so that the device runs them while the host records
+    /// what follows (only where no `write_buffer` waits between: one
+    /// takes effect before everything submitted after it).
+    pub fn flush_past(&self, ctx: &GpuContext, dispatches: u64) {
+        if self.pending.get() >= dispatches {
+            self.flush(ctx);
         }
     }
 

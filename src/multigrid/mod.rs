@@ -45,8 +45,8 @@ use prolong::{Modes, cross_matrix, hold_dropped, smooth, tentative};
 use rayon::prelude::*;
 
 /// The most nodes (vertices, or aggregates) the coarsest level has: it is
-/// solved directly.
-const COARSEST: usize = 48;
+/// solved directly. A device may take a larger one (`Hierarchy::with_coarsest`).
+pub const COARSEST: usize = 48;
 /// The most block rows a coarsest level is factorised densely with (a
 /// mesh whose aggregation stalls, such as thousands of loose triangles,
 /// ends at a larger level, which block Jacobi then approximates).
@@ -102,8 +102,10 @@ pub struct Level {
 }
 
 /// The levels (finest first) and the coarsest level's solve.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct Hierarchy {
+    /// The most nodes of the coarsest level.
+    coarsest_nodes: usize,
     /// Each level's aggregates (which coarse node each node joins, and
     /// how many), kept from build to build: the pattern does not change.
     aggregates: Vec<(Vec<u32>, usize)>,
@@ -115,7 +117,27 @@ pub struct Hierarchy {
     pub eigenvector: Vec<DVec3>,
 }
 
+impl Default for Hierarchy {
+    fn default() -> Self {
+        Hierarchy::with_coarsest(COARSEST)
+    }
+}
+
 impl Hierarchy {
+    /// A hierarchy whose coarsest level has at most `nodes` nodes (a
+    /// device applies its dense inverse, `Coarsest::inverse`, which is
+    /// formed up to 768 scalar unknowns: 128 coarse nodes).
+    pub fn with_coarsest(nodes: usize) -> Hierarchy {
+        Hierarchy {
+            coarsest_nodes: nodes,
+            aggregates: Vec::new(),
+            levels: Vec::new(),
+            coarsest: Coarsest::default(),
+            coarsest_diagonal: Vec::new(),
+            eigenvector: Vec::new(),
+        }
+    }
+
     /// Whether the next build aggregates the levels (the first build).
     pub fn unaggregated(&self) -> bool {
         self.aggregates.is_empty()
@@ -131,7 +153,7 @@ impl Hierarchy {
         let mut group = 1;
         self.levels.clear();
         for depth in 0.. {
-            if a.rows() / group <= COARSEST {
+            if a.rows() / group <= self.coarsest_nodes {
                 break;
             }
             if self.aggregates.len() == depth {

@@ -104,6 +104,15 @@ const GROWTH: f64 = 3.0;
 /// 18.7, 43.4 and 71.9 ms.
 const COARSE_DEGREE: usize = 4;
 
+/// The most nodes of the device's coarsest level (the host's
+/// `multigrid::COARSEST` is 48): its dense inverse is one product, where
+/// the level above it costs 18 dispatches a V-cycle. On an H200 the
+/// 27.9K twist's levels went from 27904, 3584, 184 and 12 block rows to
+/// 27904, 3584 and 184: 33.1 CG iterations and 26.0 ms a step against
+/// 33.3 and 29.7 (the twist's 10 steps after the first; 7K and 111K keep
+/// their levels).
+const COARSEST_NODES: usize = 96;
+
 /// Invocations per block row of the products (`LANES` in
 /// shaders/multilevel.wgsl).
 const LANES: usize = 8;
@@ -165,7 +174,7 @@ impl WgMultilevel {
             assemble,
             power,
             pattern,
-            hierarchy: Hierarchy::default(),
+            hierarchy: Hierarchy::with_coarsest(COARSEST_NODES),
             budget: Budget::with_growth(GROWTH),
             last_iterations: 0,
             levels: Vec::new(),

@@ -5,16 +5,39 @@
 
 use super::scan::WgScan;
 use crate::cloth::Cloth;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::gpu::buffers::{Buffers, storage, uniform, zeroed};
 use crate::gpu::context::{GpuContext, Module};
-use crate::gpu::kernel::{Kernel, Recorder};
+use crate::gpu::kernel::{Kernel, Recorder, groups};
 use crate::gpu::layout::ProximityParams;
+
+/// The primitives each query keeps from its counting walk, to write its
+/// pairs from them without a second walk (`FOUND_SLOTS` in
+/// shaders/proximity.wgsl); a query with more pairs walks again. On an
+/// H200 the two walks took 1.2 and 1.3 ms of the 27.9K twist's search and
+/// 8.4 and 9.1 ms of the 111K one's; with one walk (and the grid's cell
+/// found in parallel) its self-collision took 1.5 and 8.6 ms a step
+/// against 3.5 and 21.6.
+const FOUND_SLOTS: usize = 4;
+
+/// `FOUND_SLOTS` per query, checked against the index range.
+fn checked_slots(queries: usize) -> Result<usize> {
+    queries
+        .checked_mul(FOUND_SLOTS)
+        .filter(|&n| n <= u32::MAX as usize)
+        .ok_or_else(|| {
+            Error::Gpu(format!(
+                "{queries} self-collision queries are too many for the device search"
+            ))
+        })
+}
 
 pub struct WgProximity {
     params: ProximityParams,
     boxes: Kernel,
-    grid_cell: Kernel,
+    /// The grid's cell: the extents' sums, their mean, the largest within
+    /// four times it, the cell.
+    grid: [Kernel; 4],
     bucket_count: Kernel,
     bucket_fill: Kernel,
     query_count: Kernel,
@@ -52,6 +75,11 @@ impl WgProximity {
         buffers.insert("prox_edges", storage(ctx, "prox_edges", edges)?);
         buffers.insert("prox_boxes", zeroed::<[f32; 4]>(ctx, "prox_boxes", 2 * boxes)?);
         buffers.insert("prox_grid", zeroed::<[u32; 4]>(ctx, "prox_grid", 1)?);
+        buffers.insert(
+            "prox_extent_sum",
+            zeroed::<f32>(ctx, "prox_extent_sum", groups(boxes) as usize)?,
+        );
+        buffers.insert("prox_found", zeroed::<u32>(ctx, "prox_found", checked_slots(queries)?)?);
         // The counts have one more item, always 0, whose prefix sum is the total.
         buffers.insert(
             "prox_bucket_count",
@@ -75,7 +103,12 @@ impl WgProximity {
         Ok(WgProximity {
             params,
             boxes: k("boxes", boxes)?,
-            grid_cell: k("grid_cell", 1)?,
+            grid: [
+                k("extent_sum", boxes)?,
+                k("extent_cap", 1)?,
+                k("extent_largest", boxes)?,
+                k("grid_cell", 1)?,
+            ],
             bucket_count: k("bucket_count", boxes)?,
             bucket_fill: k("bucket_fill", boxes)?,
             query_count: k("query_count", queries)?,
@@ -116,7 +149,9 @@ impl WgProximity {
         clear(&["prox_grid", "prox_bucket_count", "prox_vertex_count"]);
         recorder.pass(ctx, "proximity grid", |pass| {
             pass.run(&self.boxes);
-            pass.run(&self.grid_cell);
+            for k in &self.grid {
+                pass.run(k);
+            }
             pass.run(&self.bucket_count);
             self.scans[0].record(pass);
         });
