@@ -420,16 +420,24 @@ fn visit(q: u32, first: u32, write: bool) -> u32 {
     }
     let c0 = cell_of(lo) - vec3<i32>(1);
     let c1 = min(cell_of(hi), c0 + vec3<i32>(MAX_SPAN - 1));
+    // A query wider than MAX_SPAN cells (a runaway box, whose state is
+    // blowing up) tests every listed box instead of its cells, so that it
+    // misses none (the host finds such pairs from the listed box's side,
+    // `BoxGrid::overlapping_after`; every pair is still written from its
+    // own query, in the host's order).
+    let runaway = any(cell_of(hi) != c1);
     let large = atomicLoad(&prox_grid.large);
     var found = 0u;
-    // The cells' listed boxes, then the boxes listed apart.
+    // The cells' listed boxes (or all of them), then the boxes listed apart.
     let span = vec3<u32>(c1 - c0 + vec3<i32>(1));
-    let cells = span.x * span.y * span.z;
+    let cells = select(span.x * span.y * span.z, 1u, runaway);
     for (var k = 0u; k < cells + 1u; k++) {
         var start = 0u;
         var end = large;
         var cell = vec3<i32>(0);
-        if (k < cells) {
+        if (k < cells && runaway) {
+            end = prox_bucket_start[proximity.counts.w + 1u];
+        } else if (k < cells) {
             cell = c0 + vec3<i32>(vec3<u32>(k % span.x, (k / span.x) % span.y, k / (span.x * span.y)));
             let bk = bucket(cell, kind);
             start = prox_bucket_start[bk];
@@ -439,7 +447,7 @@ fn visit(q: u32, first: u32, write: bool) -> u32 {
             var b = 0u;
             if (k < cells) {
                 b = prox_items[i];
-                if (any(cell_of(box_lo(b)) != cell)) {
+                if (!runaway && any(cell_of(box_lo(b)) != cell)) {
                     continue;
                 }
             } else {

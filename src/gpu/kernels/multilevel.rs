@@ -70,8 +70,9 @@ pub struct WgMultilevel {
     pattern: Pattern,
     hierarchy: Hierarchy,
     pub budget: Budget,
-    /// The last solve's iterations (the executor's first batch).
-    pub last_iterations: usize,
+    /// The last solve's iterations in each of its phases (the executor's
+    /// first batches).
+    pub last_phases: Vec<usize>,
     levels: Vec<LevelKernels>,
     /// The V-cycle of a mesh small enough to be the coarsest level itself.
     coarsest_only: Option<Kernel>,
@@ -176,7 +177,7 @@ impl WgMultilevel {
             pattern,
             hierarchy: Hierarchy::with_coarsest(COARSEST_NODES),
             budget: Budget::with_growth(GROWTH),
-            last_iterations: 0,
+            last_phases: Vec::new(),
             levels: Vec::new(),
             coarsest_only: None,
             dummies,
