@@ -199,8 +199,11 @@ fn extent_sum(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgro
         e = extent(b);
     }
     let sum = grid_reduce(local, e, false);
-    if (local == 0u) {
-        prox_extent_sum[group_index(group, groups)] = sum;
+    // The idle workgroups at a wrapped dispatch's end write nothing (as
+    // pcg.wgsl's partial sums).
+    let g = group_index(group, groups);
+    if (local == 0u && g < arrayLength(&prox_extent_sum)) {
+        prox_extent_sum[g] = sum;
     }
 }
 

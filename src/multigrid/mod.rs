@@ -46,7 +46,7 @@ use rayon::prelude::*;
 
 /// The most nodes (vertices, or aggregates) the coarsest level has: it is
 /// solved directly. A device may take a larger one (`Hierarchy::with_coarsest`).
-pub const COARSEST: usize = 48;
+const COARSEST: usize = 48;
 /// The most block rows a coarsest level is factorised densely with (a
 /// mesh whose aggregation stalls, such as thousands of loose triangles,
 /// ends at a larger level, which block Jacobi then approximates).
