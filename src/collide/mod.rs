@@ -7,14 +7,18 @@
 //! The response itself is a kernel: `src/cpu/collide.rs` and its
 //! twin `shaders/collide.wgsl`. [`intersect`] counts the cloth's own
 //! crossing triangle pairs (`--check-intersections`); [`proximity`] finds
-//! the cloth's close vertex-triangle and edge-edge pairs for self-collision.
+//! the cloth's close vertex-triangle and edge-edge pairs for self-collision,
+//! and [`impact`] is its fail-safe: rigid impact zones over the
+//! continuous collisions [`ccd`] finds.
 
 pub mod attach;
 pub mod body;
 pub mod boxgrid;
 pub mod bvh;
 pub mod cache;
+pub mod ccd;
 pub mod grid;
+pub mod impact;
 pub mod intersect;
 pub mod isosurface;
 pub mod mesh_sdf;

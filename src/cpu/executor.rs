@@ -4,10 +4,11 @@
 use super::repulsion::Repulsion;
 use super::{CpuBackend, collide, gather, hessian, integrate, pcg, strain_limit};
 use crate::collide::ContactReport;
+use crate::collide::impact::Impacts;
 use crate::collide::proximity::{self, Proximity};
 use crate::error::{Error, Result};
-use crate::step::sequence::{Executor, Found, Solve};
-use crate::step::{Scales, StepInput, StepReport, StrainLimit};
+use crate::step::sequence::{Executor, Found, Solve, resolve_impacts};
+use crate::step::{Integrator, Scales, StepInput, StepReport, StrainLimit};
 use glam::DVec3;
 use std::sync::Arc;
 
@@ -28,6 +29,9 @@ impl Executor for CpuBackend {
         let mesh = &self.cloth.mesh;
         let t = input.self_collision.thickness;
         self.found = proximity::find(&mesh.faces, &self.cloth.topology.edges, &self.x, &mesh.positions, t);
+        if input.self_collision.impact_zones {
+            self.x_start.clone_from(&self.x);
+        }
         Ok(Found {
             pairs: self.found.pairs.len(),
             readback_ms: 0.0,
@@ -256,6 +260,20 @@ impl Executor for CpuBackend {
             &mut self.touched,
             &self.cloth.topology.edges,
         ))
+    }
+
+    fn fail_safe(&mut self, input: &StepInput, h: f64) -> Result<Impacts> {
+        let before = self.x.clone();
+        let impacts = resolve_impacts(&self.cloth, input, &self.x_start, &mut self.x);
+        let mixed = input.integrator == Integrator::BridsonMixed;
+        for i in (0..self.x.len()).filter(|&i| self.x[i] != before[i]) {
+            let v = (self.x[i] - self.x_start[i]) / h;
+            if mixed {
+                self.v_tilde[i] += v - self.v[i];
+            }
+            self.v[i] = v;
+        }
+        Ok(impacts)
     }
 
     fn take_explicit_half(&mut self) -> Result<()> {

@@ -374,6 +374,7 @@ mod tests {
             thickness: 0.02,
             stiffness: 80.0,
             friction: 0.0,
+            impact_zones: false,
         };
         let h = 2e-3;
         let input = StepInput {

@@ -44,6 +44,8 @@ use std::sync::Arc;
 pub struct CpuBackend {
     cloth: Arc<Cloth>,
     x: Vec<DVec3>,
+    /// The step's start positions, for the self-collision fail-safe.
+    x_start: Vec<DVec3>,
     v: Vec<DVec3>,
     /// Last step's velocity change: the warm start of the next solve.
     dv: Vec<DVec3>,
@@ -98,6 +100,7 @@ impl CpuBackend {
         let n = cloth.vertex_count();
         CpuBackend {
             x: cloth.mesh.positions.clone(),
+            x_start: Vec::new(),
             v: vec![DVec3::ZERO; n],
             dv: vec![DVec3::ZERO; n],
             faces: membrane::FaceStates::new(&cloth),

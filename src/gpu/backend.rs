@@ -44,6 +44,9 @@ pub struct GpuBackend {
     pub(super) pairs_on: bool,
     /// The loads the `load` buffer holds (uploaded when they change).
     pub(super) loads: Vec<crate::step::VertexLoad>,
+    /// The step's start positions, read back for the self-collision
+    /// fail-safe when a step asks for it.
+    pub(super) x_start: Vec<DVec3>,
     pub(super) recorder: Recorder,
     /// Workgroups per dispatch row (see `kernel::dispatch`).
     pub(super) row: u32,
@@ -99,6 +102,7 @@ impl GpuBackend {
             obstacles_on: false,
             pairs_on: false,
             loads: Vec::new(),
+            x_start: Vec::new(),
             recorder: Recorder::new(),
             row,
         })

@@ -44,6 +44,9 @@ pub struct MetricsRow {
     pub proximity_pairs: usize,
     /// Vertices stuck to sticky obstacles.
     pub stuck: usize,
+    /// Vertices the self-collision fail-safe moved over the steps since
+    /// the previous frame, when it is on.
+    pub impact_vertices: Option<usize>,
     /// The cloth's crossing triangle pairs, when counted.
     pub intersections: Option<usize>,
 }
@@ -83,6 +86,9 @@ impl MetricsRow {
             ("proximity_pairs".into(), json!(self.proximity_pairs)),
             ("stuck".into(), json!(self.stuck)),
         ];
+        if let Some(n) = self.impact_vertices {
+            f.push(("impact_vertices".into(), json!(n)));
+        }
         if let Some(n) = self.intersections {
             f.push(("intersections".into(), json!(n)));
         }
@@ -178,7 +184,9 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
     let started = Instant::now();
     let mut csv = String::new();
     let mut frame = 0usize;
-    let mut acc = (0usize, 0.0f64, 0u64);
+    // Since the last frame: CG iterations, wall time, steps, and vertices
+    // the self-collision fail-safe moved.
+    let mut acc = (0usize, 0.0f64, 0u64, 0usize);
     let mut total_cg = 0usize;
     let mut stepping_ms = 0.0;
     if let Some(c) = &opts.resume {
@@ -254,29 +262,33 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
         csv.push('\n');
         write_atomic(&opts.out_dir.join("metrics.csv"), csv.as_bytes())
     };
-    let row_now =
-        |sim: &Simulation, acc: (usize, f64, u64), report: &StepReport, reactions: &[Reaction]| -> Result<MetricsRow> {
-            Ok(MetricsRow {
-                time: sim.time(),
-                material_time: sim.material_time(),
-                phase: sim.phase_name().to_string(),
-                measures: sim.backend().measure()?,
-                cg_iterations: if acc.2 > 0 { acc.0 as f64 / acc.2 as f64 } else { 0.0 },
-                cg_residual: report.cg_residual,
-                ms_per_step: if acc.2 > 0 { acc.1 / acc.2 as f64 } else { 0.0 },
-                reactions: reactions.to_vec(),
-                contact: report.contact,
-                proximity_pairs: report.proximity_pairs,
-                stuck: sim.stuck(),
-                intersections: match opts.check_intersections {
-                    true => Some(crate::collide::intersect::intersecting_pairs(
-                        &sim.scene.cloth.mesh.faces,
-                        &sim.backend().positions()?,
-                    )),
-                    false => None,
-                },
-            })
-        };
+    let row_now = |sim: &Simulation,
+                   acc: (usize, f64, u64, usize),
+                   report: &StepReport,
+                   reactions: &[Reaction]|
+     -> Result<MetricsRow> {
+        Ok(MetricsRow {
+            time: sim.time(),
+            material_time: sim.material_time(),
+            phase: sim.phase_name().to_string(),
+            measures: sim.backend().measure()?,
+            cg_iterations: if acc.2 > 0 { acc.0 as f64 / acc.2 as f64 } else { 0.0 },
+            cg_residual: report.cg_residual,
+            ms_per_step: if acc.2 > 0 { acc.1 / acc.2 as f64 } else { 0.0 },
+            reactions: reactions.to_vec(),
+            contact: report.contact,
+            proximity_pairs: report.proximity_pairs,
+            stuck: sim.stuck(),
+            impact_vertices: sim.scene.self_collision.impact_zones.then_some(acc.3),
+            intersections: match opts.check_intersections {
+                true => Some(crate::collide::intersect::intersecting_pairs(
+                    &sim.scene.cloth.mesh.faces,
+                    &sim.backend().positions()?,
+                )),
+                false => None,
+            },
+        })
+    };
     let mut row = row_now(sim, acc, &StepReport::default(), &reactions)?;
     if opts.resume.is_none() {
         opts.scene_key.write_run(&opts.out_dir)?;
@@ -284,7 +296,12 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
     }
     while !sim.done() && sim.steps() < total_steps {
         let info = sim.step()?;
-        acc = (acc.0 + info.report.cg_iterations, acc.1 + info.wall_ms, acc.2 + 1);
+        acc = (
+            acc.0 + info.report.cg_iterations,
+            acc.1 + info.wall_ms,
+            acc.2 + 1,
+            acc.3 + info.report.impacts.vertices,
+        );
         total_cg += info.report.cg_iterations;
         stepping_ms += info.wall_ms;
         reactions = info.reactions;
@@ -294,7 +311,7 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
             blown_up(sim, &row)?;
             write_frame(sim, &row, frame, &mut csv, &mut usd)?;
             sim.drop_caches();
-            acc = (0, 0.0, 0);
+            acc = (0, 0.0, 0, 0);
             let stopping = sim.steps() == total_steps && !sim.done();
             let interrupted = INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst);
             let due = next_checkpoint.is_some_and(|t| sim.time() >= t - 0.5 * dt);

@@ -94,6 +94,8 @@ pub struct StepReport {
     pub readback_ms: f64,
     /// Self-collision pairs closer than the thickness at the step's start.
     pub proximity_pairs: usize,
+    /// What the self-collision fail-safe did (nothing when it is off).
+    pub impacts: crate::collide::impact::Impacts,
 }
 
 /// Everything a backend carries from step to step, exactly (a checkpoint):

@@ -26,7 +26,9 @@
 //! ended at, where the update changes nothing).
 
 use super::{Backend, Integrator, Scales, StepInput, StepReport, StrainLimit};
+use crate::cloth::Cloth;
 use crate::collide::ContactReport;
+use crate::collide::impact::{self, Impacts};
 use crate::error::Result;
 use glam::DVec3;
 use std::time::Instant;
@@ -54,7 +56,8 @@ pub struct Found {
 pub trait Executor: Backend {
     /// Finds the self-collision pairs at the step's start positions,
     /// closer than `input.self_collision.thickness` (collide/proximity.rs
-    /// on the host, shaders/proximity.wgsl on the device), for `load`.
+    /// on the host, shaders/proximity.wgsl on the device), for `load`; with
+    /// `impact_zones` on, keeps the start positions for `fail_safe`.
     fn find_pairs(&mut self, input: &StepInput) -> Result<Found>;
     /// Takes the step's holds: the pinned vertices and their targets, the
     /// sticking springs, the enabled obstacles, strain limiting, and the
@@ -103,6 +106,12 @@ pub trait Executor: Backend {
     /// Lifts the vertices left inside an obstacle back to its surface and
     /// reports the step's contact (collide).
     fn settle(&mut self, input: &StepInput) -> Result<ContactReport>;
+    /// The self-collision fail-safe (collide/impact.rs, on the host: the
+    /// GPU reads the positions back): the motion from the step's start
+    /// positions to the current ones made free of collisions by rigid
+    /// impact zones; a moved vertex's velocity becomes its motion over the
+    /// step (and `v_tilde` changes by as much in the mixed scheme).
+    fn fail_safe(&mut self, input: &StepInput, h: f64) -> Result<Impacts>;
     /// `v := v_tilde` (the mixed scheme's second half).
     fn take_explicit_half(&mut self) -> Result<()>;
     /// Waits for the work recorded so far (the stage timings measure work
@@ -186,6 +195,16 @@ pub fn step(exec: &mut impl Executor, input: &StepInput) -> Result<StepReport> {
         ..exec.settle(input)?
     };
     obstacles_ms += ms(t);
+    // The fail-safe comes last: "adjustments for object collisions before
+    // running the self-collision code" (Bridson, Marino & Fedkiw 2003 §5),
+    // so that where a body pinches cloth, the cloth may end inside the body
+    // but never through itself.
+    let mut impacts = Impacts::default();
+    if input.self_collision.enabled && input.self_collision.impact_zones {
+        let t = Instant::now();
+        impacts = exec.fail_safe(input, h)?;
+        self_collision_ms += ms(t);
+    }
 
     let mut solves = [solve, Solve::default()];
     if mixed {
@@ -214,6 +233,7 @@ pub fn step(exec: &mut impl Executor, input: &StepInput) -> Result<StepReport> {
         self_collision_ms,
         readback_ms: found.readback_ms,
         proximity_pairs: pairs,
+        impacts,
     };
     exec.check_finite(&report)?;
     Ok(report)
@@ -233,6 +253,26 @@ pub fn residual_floor(mass: &[f64], input: &StepInput, scales: &Scales) -> f64 {
     }
     let m2: f64 = mass.iter().zip(&free).filter(|(_, f)| **f).map(|(m, _)| m * m).sum();
     scales.dt * input.gravity.length() * m2.sqrt()
+}
+
+/// [`impact::resolve`] for a step of `cloth` from `x0` to `x1`: the step's pinned
+/// vertices prescribed, collisions within [`impact::ETA`] of its self-collision
+/// thickness.
+pub fn resolve_impacts(cloth: &Cloth, input: &StepInput, x0: &[DVec3], x1: &mut [DVec3]) -> Impacts {
+    let mut pinned = vec![false; x0.len()];
+    for &p in input.pinned {
+        pinned[p as usize] = true;
+    }
+    let eta = impact::ETA * input.self_collision.thickness;
+    impact::resolve(
+        &cloth.mesh.faces,
+        &cloth.topology.edges,
+        x0,
+        x1,
+        &cloth.mass,
+        &pinned,
+        eta,
+    )
 }
 
 /// The right-hand side, the prescribed rows and the solve, with the

@@ -130,6 +130,11 @@ pub struct SelfCollision {
     /// Coulomb friction between layers.
     #[serde(default = "default_self_friction")]
     pub friction: f64,
+    /// The fail-safe after the step's other constraints: rigid impact
+    /// zones over the step's continuous collisions (collide/impact.rs).
+    /// Off by default: on the GPU it reads the positions back every step.
+    #[serde(default)]
+    pub impact_zones: bool,
 }
 
 fn default_self_thickness() -> f64 {
@@ -149,6 +154,7 @@ impl Default for SelfCollision {
             thickness: default_self_thickness(),
             stiffness: default_self_stiffness(),
             friction: default_self_friction(),
+            impact_zones: false,
         }
     }
 }
