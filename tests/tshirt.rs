@@ -20,7 +20,10 @@ use std::sync::Arc;
 fn bending_the_elbows_crosses_no_cloth() {
     let sets = ["cloth.mesh.tshirt.edge=0.03".to_string()];
     let scene = scene::load("tshirt-bend-arms", &sets).unwrap();
-    assert!(scene.self_collision.impact_zones, "the built-in scene has the fail-safe on");
+    assert!(
+        scene.self_collision.impact_zones,
+        "the built-in scene has the fail-safe on"
+    );
     let (dt, faces) = (scene.dt, scene.cloth.mesh.faces.clone());
     let thickness = scene.obstacles[0].thickness;
     let backend = Box::new(CpuBackend::new(Arc::clone(&scene.cloth)));
