@@ -389,8 +389,9 @@ fn the_device_finds_the_pairs_the_host_finds() {
 /// no pair is close at the start, so no spring or impulse acts, and one
 /// 1 ms step carries it through the lower sheet. With the fail-safe on,
 /// the step ends with no crossing, the sheets' linear momentum is what it
-/// was plus gravity's impulse, and the two backends agree.
-fn thrown_through(dir: &std::path::Path, impact_zones: bool) -> (Scene, Vec<DVec3>) {
+/// was plus gravity's impulse, and the two backends agree; under either
+/// integrator.
+fn thrown_through(dir: &std::path::Path, impact_zones: bool, integrator: &str) -> (Scene, Vec<DVec3>) {
     let sheet = grid(0.1, 0.1, 8, 8, Pattern::Alternating, DVec3::ZERO, (DVec3::X, DVec3::Z));
     let nv = sheet.positions.len();
     let tilt = 2f64.to_radians().tan();
@@ -407,12 +408,13 @@ fn thrown_through(dir: &std::path::Path, impact_zones: bool) -> (Scene, Vec<DVec
     let scene = format!(
         r#"{{
   "dt": 0.001,
+  "integrator": "{integrator}",
   "self_collision": {{ "thickness": 0.0005, "impact_zones": {impact_zones} }},
   "cloth": {{ "mesh": {{ "obj": {{ "path": "thrown.obj" }} }}, "material": "cotton" }},
   "timeline": [ {{ "name": "throw", "duration": 0.001 }} ]
 }}"#
     );
-    let path = dir.join(format!("thrown-{impact_zones}.json"));
+    let path = dir.join(format!("thrown-{impact_zones}-{integrator}.json"));
     std::fs::write(&path, scene).unwrap();
     let v = (0..2 * nv)
         .map(|i| {
@@ -457,7 +459,7 @@ fn throw(scene: Scene, v: &[DVec3], gpu: bool) -> (Vec<DVec3>, Vec<DVec3>, usize
 fn the_fail_safe_stops_a_sheet_thrown_through_another_on_both_backends() {
     let dir = std::env::temp_dir().join(format!("crease-thrown-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let (control, v) = thrown_through(&dir, false);
+    let (control, v) = thrown_through(&dir, false, "backward-euler");
     let faces = control.cloth.mesh.faces.clone();
     let mass = control.cloth.mass.clone();
     let (x, _, moved) = throw(control, &v, false);
@@ -466,25 +468,39 @@ fn the_fail_safe_stops_a_sheet_thrown_through_another_on_both_backends() {
     assert_eq!(moved, 0);
 
     let momentum = |v: &[DVec3]| v.iter().zip(&mass).map(|(v, m)| *v * *m).sum::<DVec3>();
-    let (scene, v) = thrown_through(&dir, true);
-    let (gravity, dt) = (scene.gravity, scene.dt);
-    let (x, v_end, moved) = throw(scene, &v, false);
-    assert_eq!(intersecting_pairs(&faces, &x), 0);
-    assert!(moved > 50, "the fail-safe moved {moved} vertices");
-    let expected = momentum(&v) + gravity * dt * mass.iter().sum::<f64>();
-    let got = momentum(&v_end);
-    println!("crossing pairs without the fail-safe {crossing}; moved {moved}; momentum {got} against {expected}");
-    assert!(
-        (got - expected).length() < 1e-6 * expected.length(),
-        "{got} against {expected}"
-    );
-    if common::have_gpu() {
-        let (scene, v) = thrown_through(&dir, true);
-        let (xg, _, moved_g) = throw(scene, &v, true);
-        assert_eq!(intersecting_pairs(&faces, &xg), 0);
-        let apart = x.iter().zip(&xg).map(|(a, b)| a.distance(*b)).fold(0.0, f64::max);
-        println!("GPU: moved {moved_g}; farthest from the CPU's {apart:.2e} m");
-        assert!(apart < 1e-5, "the GPU's positions are {apart} m from the CPU's");
+    for integrator in ["backward-euler", "bridson-mixed"] {
+        let (scene, v) = thrown_through(&dir, true, integrator);
+        let (gravity, dt) = (scene.gravity, scene.dt);
+        let (x, v_end, moved) = throw(scene, &v, false);
+        assert_eq!(intersecting_pairs(&faces, &x), 0, "{integrator}");
+        assert!(moved > 50, "{integrator}: the fail-safe moved {moved} vertices");
+        let expected = momentum(&v) + gravity * dt * mass.iter().sum::<f64>();
+        let got = momentum(&v_end);
+        // The zones carry the lower sheet's hit vertices down with the
+        // upper one (in the mixed scheme through the carried `v_tilde`).
+        let pushed = v_end[..v.len() / 2].iter().map(|v| -v.y).fold(0.0, f64::max);
+        assert!(
+            pushed > 1.0,
+            "{integrator}: the lower sheet moves down at most {pushed} m/s"
+        );
+        println!(
+            "{integrator}: crossing pairs without the fail-safe {crossing}; moved {moved}; momentum {got} against {expected}; lower sheet down at up to {pushed:.2} m/s"
+        );
+        assert!(
+            (got - expected).length() < 1e-6 * expected.length(),
+            "{integrator}: {got} against {expected}"
+        );
+        if common::have_gpu() {
+            let (scene, v) = thrown_through(&dir, true, integrator);
+            let (xg, _, moved_g) = throw(scene, &v, true);
+            assert_eq!(intersecting_pairs(&faces, &xg), 0, "{integrator}");
+            let apart = x.iter().zip(&xg).map(|(a, b)| a.distance(*b)).fold(0.0, f64::max);
+            println!("{integrator} on the GPU: moved {moved_g}; farthest from the CPU's {apart:.2e} m");
+            assert!(
+                apart < 1e-5,
+                "{integrator}: the GPU's positions are {apart} m from the CPU's"
+            );
+        }
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
