@@ -39,8 +39,10 @@ pub struct Impacts {
     /// Zones moved rigidly, and the vertices in them.
     pub zones: usize,
     pub vertices: usize,
-    /// Collisions the last round still found (0: the motion crosses
-    /// nothing, as far as the search sees).
+    /// Collisions the last of the `MAX_ROUNDS` rounds found, before its
+    /// zones moved, when every round merged zones (0: a round found no
+    /// collision left between zones, and the motion crosses nothing as far
+    /// as the search sees).
     pub unresolved: usize,
 }
 

@@ -44,8 +44,8 @@ pub struct MetricsRow {
     pub proximity_pairs: usize,
     /// Vertices stuck to sticky obstacles.
     pub stuck: usize,
-    /// Vertices the self-collision fail-safe moved over the steps since
-    /// the previous frame, when it is on.
+    /// Vertices in the self-collision fail-safe's impact zones, summed
+    /// over the steps since the previous frame, when it is on.
     pub impact_vertices: Option<usize>,
     /// The cloth's crossing triangle pairs, when counted.
     pub intersections: Option<usize>,
@@ -185,7 +185,7 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
     let mut csv = String::new();
     let mut frame = 0usize;
     // Since the last frame: CG iterations, wall time, steps, and vertices
-    // the self-collision fail-safe moved.
+    // in the self-collision fail-safe's zones.
     let mut acc = (0usize, 0.0f64, 0u64, 0usize);
     let mut total_cg = 0usize;
     let mut stepping_ms = 0.0;
