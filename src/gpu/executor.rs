@@ -10,10 +10,8 @@ use super::layout::{Displacement, Params, Scalars};
 use crate::collide::ContactReport;
 use crate::collide::impact::Impacts;
 use crate::error::{Error, Result};
-use crate::step::sequence::{Executor, Found, Solve, resolve_impacts};
-use crate::step::{
-    Backend, CORRECTION_ITERATIONS, Integrator, SOLVE_RESTARTS, Scales, StepInput, StepReport, StrainLimit,
-};
+use crate::step::sequence::{Executor, Found, Solve};
+use crate::step::{Backend, CORRECTION_ITERATIONS, SOLVE_RESTARTS, Scales, StepInput, StepReport, StrainLimit};
 use bytemuck::Zeroable;
 use glam::DVec3;
 use std::time::Instant;
@@ -555,42 +553,8 @@ impl Executor for GpuBackend {
         })
     }
 
-    /// Reads the positions back, resolves on the host, and writes back the
-    /// positions and velocities of the vertices it moved (the others keep
-    /// their words).
     fn fail_safe(&mut self, input: &StepInput, h: f64) -> Result<Impacts> {
-        let n = self.cloth.vertex_count();
-        let x = self.positions()?;
-        let mut moved = x.clone();
-        let impacts = resolve_impacts(&self.cloth, input, &self.x_start, &mut moved);
-        if impacts.zones == 0 {
-            return Ok(impacts);
-        }
-        let mixed = input.integrator == Integrator::BridsonMixed;
-        let mut u: Vec<Displacement> = self.read(&self.buffers["x"], n)?;
-        let mut v: Vec<[f32; 4]> = self.read(&self.buffers["v"], n)?;
-        let mut v_tilde: Vec<[f32; 4]> = match mixed {
-            true => self.read(&self.buffers["v_tilde"], n)?,
-            false => Vec::new(),
-        };
-        for i in (0..n).filter(|&i| moved[i] != x[i]) {
-            u[i] = Displacement::split(moved[i] - self.cloth.mesh.positions[i]);
-            let new = (moved[i] - self.x_start[i]) / h;
-            if mixed {
-                let old = DVec3::new(v[i][0] as f64, v[i][1] as f64, v[i][2] as f64);
-                let t = &mut v_tilde[i];
-                let carried = DVec3::new(t[0] as f64, t[1] as f64, t[2] as f64) + new - old;
-                *t = [carried.x as f32, carried.y as f32, carried.z as f32, t[3]];
-            }
-            v[i] = [new.x as f32, new.y as f32, new.z as f32, v[i][3]];
-        }
-        let q = &self.ctx.queue;
-        q.write_buffer(&self.buffers["x"], 0, bytemuck::cast_slice(&u));
-        q.write_buffer(&self.buffers["v"], 0, bytemuck::cast_slice(&v));
-        if mixed {
-            q.write_buffer(&self.buffers["v_tilde"], 0, bytemuck::cast_slice(&v_tilde));
-        }
-        Ok(impacts)
+        self.resolve_impacts(input, h)
     }
 
     fn take_explicit_half(&mut self) -> Result<()> {

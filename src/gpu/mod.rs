@@ -8,6 +8,7 @@ mod bandwidth;
 mod buffers;
 pub mod context;
 mod executor;
+mod impacts;
 mod kernel;
 mod kernels;
 pub mod layout;
