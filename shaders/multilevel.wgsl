@@ -11,6 +11,15 @@
 // and its solution `z`. The products give each block row LANES
 // invocations, whose sums are added in a fixed order: deterministic. The power iteration bounds the finest
 // level's eigenvalues each solve (`multigrid::lambda_max`), on the device.
+//
+// A dispatch on a coarse level costs about its launch, so each kernel
+// does all a row can before the next needs its neighbours: a Chebyshev
+// step computes its own product (its direction alternates between two
+// buffers, as other rows read the old one meanwhile), the restart after
+// the coarse correction computes its residual and leaves `x += d` to the
+// first step, and the restriction makes the next level's first step.
+// Each sum is the one the separate kernels stored, in the same order:
+// the same bits.
 
 // One level's dispatch (layout.rs `LevelParams`).
 struct LevelParams {
@@ -20,8 +29,8 @@ struct LevelParams {
     step: u32,         // the Chebyshev step this dispatch makes (smooth_step)
     lowest: f32,       // the lower end of the damped eigenvalues, over lambda (multigrid::LOWEST)
     margin: f32,       // the power iteration's estimate is raised by this (multigrid::LAMBDA_MARGIN)
-    pad0: u32,
-    pad1: u32,
+    carry: u32,        // smooth_step: x also takes the direction it reads (the first step after smooth_restart)
+    pad: u32,
 }
 
 @group(0) @binding(0) var<uniform> ml_params: LevelParams;
@@ -42,12 +51,15 @@ struct LevelParams {
 @group(0) @binding(15) var<storage, read> ml_b: array<vec4<f32>>;
 @group(0) @binding(16) var<storage, read_write> ml_x: array<vec4<f32>>;
 @group(0) @binding(17) var<storage, read_write> ml_r: array<vec4<f32>>;
-@group(0) @binding(18) var<storage, read_write> ml_d: array<vec4<f32>>;
-@group(0) @binding(19) var<storage, read_write> ml_ad: array<vec4<f32>>;
+@group(0) @binding(18) var<storage, read_write> ml_d: array<vec4<f32>>;       // the direction a step reads
+@group(0) @binding(19) var<storage, read_write> ml_d_next: array<vec4<f32>>;  // the direction it makes
 @group(0) @binding(20) var<storage, read_write> ml_coarse_b: array<vec4<f32>>;
 @group(0) @binding(21) var<storage, read_write> ml_coarse_x: array<vec4<f32>>;
 @group(0) @binding(22) var<storage, read_write> ml_power: array<vec4<f32>>;
 @group(0) @binding(23) var<storage, read_write> ml_partial: array<vec2<f32>>;
+@group(0) @binding(24) var<storage, read> ml_next_inv_diag: array<mat3x3<f32>>;  // the next level's (restriction_first)
+@group(0) @binding(25) var<storage, read_write> ml_next_r: array<vec4<f32>>;
+@group(0) @binding(26) var<storage, read_write> ml_next_d: array<vec4<f32>>;
 
 // Invocations per row of the block-sparse products: a coarse level's rows
 // hold tens of blocks, each behind two dependent loads (column, then
@@ -73,9 +85,9 @@ fn row_total(local: u32, value: vec3<f32>) -> vec3<f32> {
 }
 
 // theta, delta and sigma = theta / delta of the Chebyshev iteration damping
-// [lowest lambda, lambda].
-fn bounds() -> vec3<f32> {
-    let hi = ml_lambda[ml_params.level];
+// [lowest lambda, lambda] on level `level`.
+fn bounds(level: u32) -> vec3<f32> {
+    let hi = ml_lambda[level];
     let lo = hi * ml_params.lowest;
     let theta = (hi + lo) * 0.5;
     let delta = (hi - lo) * 0.5;
@@ -83,7 +95,8 @@ fn bounds() -> vec3<f32> {
 }
 
 // x = r / theta with r = D^-1 b, from x = 0 (the first half of the cycle):
-// Chebyshev's first step, d = r / theta, x += d.
+// Chebyshev's first step, d = r / theta, x += d. The finest level's; a
+// coarser level's is its restriction's (`restriction_first`).
 @compute @workgroup_size(WORKGROUP)
 fn smooth_first(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let i = linear_index(id, groups);
@@ -91,30 +104,40 @@ fn smooth_first(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workg
         return;
     }
     let r = ml_inv_diag[i] * ml_b[i].xyz;
-    let d = r / bounds().x;
+    let d = r / bounds(ml_params.level).x;
     ml_r[i] = vec4<f32>(r, 0.0);
     ml_d[i] = vec4<f32>(d, 0.0);
     ml_x[i] = vec4<f32>(d, 0.0);
 }
 
-// After `residual` (r = b - A x): Chebyshev's first step from x,
-// r = D^-1 r, d = r / theta, x += d.
+// After the coarse correction: Chebyshev's first step from x, with the
+// residual, r = D^-1 (b - A x), d = r / theta. Other rows' products read
+// x meanwhile, so `x += d` is left to the next step (`carry`).
 @compute @workgroup_size(WORKGROUP)
-fn smooth_restart(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = linear_index(id, groups);
-    if (i >= ml_params.rows) {
-        return;
+fn smooth_restart(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let t = linear_index(id, groups);
+    let i = t / LANES;
+    var y = vec3<f32>(0.0);
+    if (i < ml_params.rows) {
+        for (var k = ml_a_start[i] + t % LANES; k < ml_a_start[i + 1u]; k += LANES) {
+            y += ml_a_val[k] * ml_x[ml_a_col[k]].xyz;
+        }
     }
-    let r = ml_inv_diag[i] * ml_r[i].xyz;
-    let d = r / bounds().x;
-    ml_r[i] = vec4<f32>(r, 0.0);
-    ml_d[i] = vec4<f32>(d, 0.0);
-    ml_x[i] = vec4<f32>(ml_x[i].xyz + d, 0.0);
+    let total = row_total(local, y);
+    if (i < ml_params.rows && t % LANES == 0u) {
+        let r = ml_inv_diag[i] * (ml_b[i].xyz - total);
+        ml_r[i] = vec4<f32>(r, 0.0);
+        ml_d[i] = vec4<f32>(r / bounds(ml_params.level).x, 0.0);
+    }
 }
 
-// ad = A d.
+// Chebyshev's step `step` (1 ..< degree) with its product: r -= D^-1 A d,
+// d' = rho_s rho_{s-1} d + 2 rho_s / delta r, x += d' (after
+// `smooth_restart`, x += d + d'), where rho_0 = 1 / sigma and
+// rho_s = 1 / (2 sigma - rho_{s-1}). d is read from ml_d and d' written
+// to ml_d_next: the next step reads the other way round.
 @compute @workgroup_size(WORKGROUP)
-fn smooth_product(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+fn smooth_step(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     let t = linear_index(id, groups);
     let i = t / LANES;
     var y = vec3<f32>(0.0);
@@ -123,33 +146,27 @@ fn smooth_product(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_wor
             y += ml_a_val[k] * ml_d[ml_a_col[k]].xyz;
         }
     }
-    let total = row_total(local, y);
-    if (i < ml_params.rows && t % LANES == 0u) {
-        ml_ad[i] = vec4<f32>(total, 0.0);
-    }
-}
-
-// After `smooth_product`, Chebyshev's step `step` (1 ..< degree):
-// r -= D^-1 ad, d = rho_s rho_{s-1} d + 2 rho_s / delta r, x += d, where
-// rho_0 = 1 / sigma and rho_s = 1 / (2 sigma - rho_{s-1}).
-@compute @workgroup_size(WORKGROUP)
-fn smooth_step(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = linear_index(id, groups);
-    if (i >= ml_params.rows) {
+    let ad = row_total(local, y);
+    if (i >= ml_params.rows || t % LANES != 0u) {
         return;
     }
-    let b = bounds();
+    let b = bounds(ml_params.level);
     var rho = 1.0 / b.z;
     var next = rho;
     for (var s = 0u; s < ml_params.step; s++) {
         rho = next;
         next = 1.0 / (2.0 * b.z - rho);
     }
-    let r = ml_r[i].xyz - ml_inv_diag[i] * ml_ad[i].xyz;
-    let d = ml_d[i].xyz * (next * rho) + r * (2.0 * next / b.y);
+    let r = ml_r[i].xyz - ml_inv_diag[i] * ad;
+    let d = ml_d[i].xyz;
+    let d_next = d * (next * rho) + r * (2.0 * next / b.y);
     ml_r[i] = vec4<f32>(r, 0.0);
-    ml_d[i] = vec4<f32>(d, 0.0);
-    ml_x[i] = vec4<f32>(ml_x[i].xyz + d, 0.0);
+    ml_d_next[i] = vec4<f32>(d_next, 0.0);
+    var x = ml_x[i].xyz;
+    if (ml_params.carry != 0u) {
+        x += d;
+    }
+    ml_x[i] = vec4<f32>(x + d_next, 0.0);
 }
 
 // r = b - A x.
@@ -169,10 +186,9 @@ fn residual(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroup
     }
 }
 
-// The next level's right-hand side, P^T r (one invocation per coarse row).
-@compute @workgroup_size(WORKGROUP)
-fn restriction(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    let t = linear_index(id, groups);
+// Row j of the next level's right-hand side, P^T r, for the first lane of
+// a row (every invocation of the workgroup must call it).
+fn restricted(t: u32, local: u32) -> vec3<f32> {
     let j = t / LANES;
     var y = vec3<f32>(0.0);
     if (j < ml_params.coarse_rows) {
@@ -180,9 +196,35 @@ fn restriction(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgr
             y += ml_pt_val[k] * ml_r[ml_pt_col[k]].xyz;
         }
     }
-    let total = row_total(local, y);
+    return row_total(local, y);
+}
+
+// The next level's right-hand side, P^T r, where the next is the
+// coarsest (LANES invocations per coarse row).
+@compute @workgroup_size(WORKGROUP)
+fn restriction(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let t = linear_index(id, groups);
+    let total = restricted(t, local);
+    let j = t / LANES;
     if (j < ml_params.coarse_rows && t % LANES == 0u) {
         ml_coarse_b[j] = vec4<f32>(total, 0.0);
+    }
+}
+
+// The next level's right-hand side b = P^T r and its smoothing's first
+// step from x = 0 (`smooth_first` on that level): r = D^-1 b, d = x = r / theta.
+@compute @workgroup_size(WORKGROUP)
+fn restriction_first(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let t = linear_index(id, groups);
+    let total = restricted(t, local);
+    let j = t / LANES;
+    if (j < ml_params.coarse_rows && t % LANES == 0u) {
+        ml_coarse_b[j] = vec4<f32>(total, 0.0);
+        let r = ml_next_inv_diag[j] * total;
+        let d = vec4<f32>(r / bounds(ml_params.level + 1u).x, 0.0);
+        ml_next_r[j] = vec4<f32>(r, 0.0);
+        ml_next_d[j] = d;
+        ml_coarse_x[j] = d;
     }
 }
 

@@ -487,5 +487,6 @@ pub struct LevelParams {
     pub step: u32,
     pub lowest: f32,
     pub margin: f32,
-    pub pad: [u32; 2],
+    pub carry: u32,
+    pub pad: u32,
 }

@@ -49,16 +49,36 @@ impl DeviceMatrix {
 
 /// One level's kernels, bound to its buffers.
 struct LevelKernels {
-    first: Kernel,
+    /// Chebyshev's first step from x = 0: the finest level's (a coarser
+    /// level's is the restriction above it).
+    first: Option<Kernel>,
     restart: Kernel,
-    product: Kernel,
-    /// Chebyshev's steps 1 ..< degree.
+    /// Chebyshev's steps 1 ..< degree, each with its product.
     steps: Vec<Kernel>,
+    /// Step 1 after `restart`, which also adds the restart's direction.
+    carried: Kernel,
     residual: Kernel,
+    /// The restriction, with the next level's first step unless the next
+    /// is the coarsest.
     restrict: Kernel,
     prolong: Kernel,
     /// The coarsest level's solve, run with the last level.
     coarsest: Option<Kernel>,
+}
+
+/// One level's buffers: its matrices and work vectors.
+struct LevelBuffers {
+    /// Its matrix, where it is not the finest level's (assembled into the
+    /// backend's buffers).
+    a: Option<DeviceMatrix>,
+    inv_diag: wgpu::Buffer,
+    p: DeviceMatrix,
+    pt: DeviceMatrix,
+    r: wgpu::Buffer,
+    /// The smoother's directions: each step reads one and writes the other.
+    d: [wgpu::Buffer; 2],
+    coarse_b: wgpu::Buffer,
+    coarse_x: wgpu::Buffer,
 }
 
 pub struct WgMultilevel {
@@ -97,13 +117,19 @@ pub struct WgMultilevel {
 const GROWTH: f64 = 3.0;
 
 /// The Chebyshev degree of the levels below the finest (the CPU's is
-/// `multigrid::COARSE_DEGREE`, 8): each degree costs a coarse level two
-/// dispatches a V-cycle, and a dispatch on a coarse level costs about its
+/// `multigrid::COARSE_DEGREE`, 8): each degree costs a coarse level a
+/// dispatch each side of its coarse correction (two before the steps made
+/// their own products), and a dispatch on a coarse level costs about its
 /// launch. On an H200 (the twist's 10 steps after the first, 7K, 27.9K and
-/// 111K vertices): degree 4, 28.6, 33.3 and 39.4 CG iterations and 16.3,
-/// 30.9 and 63.4 ms a step; degree 8, 28.1, 31.6 and 34.0 iterations and
-/// 18.7, 43.4 and 71.9 ms.
+/// 111K vertices, two dispatches a degree): degree 4, 28.6, 33.3 and 39.4
+/// CG iterations and 16.3, 30.9 and 63.4 ms a step; degree 8, 28.1, 31.6
+/// and 34.0 iterations and 18.7, 43.4 and 71.9 ms.
 const COARSE_DEGREE: usize = 4;
+
+// The V-cycle leaves the restart's `x += d` to the first Chebyshev step
+// after it (`LevelKernels::carried`), so each level smooths by at least
+// two steps.
+const _: () = assert!(DEGREE >= 2 && COARSE_DEGREE >= 2);
 
 /// The most nodes of the device's coarsest level (the host's
 /// `multigrid::COARSEST` is 48): its dense inverse is one product, where
@@ -151,7 +177,7 @@ impl WgMultilevel {
         let power_vector = zeroed::<[f32; 4]>(ctx, "ml_power", n)?;
         let power_product = zeroed::<[f32; 4]>(ctx, "ml_r", n)?;
         let partial = zeroed::<[f32; 2]>(ctx, "ml_partial", groups(LANES * n) as usize)?;
-        let params = uniform(ctx, "ml_params", &level_params(n, 0, 0, 0));
+        let params = uniform(ctx, "ml_params", &level_params(n, 0, 0, 0, 0));
         // The power iteration runs on the finest level, the assembled one;
         // the names it does not read are bound to small dummies.
         let fine_bindings = [
@@ -247,14 +273,12 @@ impl WgMultilevel {
         let coarsest = DeviceMatrix::of(ctx, &Single::of(&inverse))?;
         let coarsest_rows = inverse.rows();
         let count = h.levels.len();
-        // Each level's right-hand side and solution: the PCG's r and z on
-        // the finest, the level above's coarse ones below it.
-        let (mut b, mut x) = (buffers["r"].clone(), buffers["z"].clone());
         if count == 0 {
+            let (b, x) = (&buffers["r"], &buffers["z"]);
             // The mesh is small enough to be the coarsest level itself.
-            let params = uniform(ctx, "ml_params", &level_params(0, coarsest_rows, 0, 0));
+            let params = uniform(ctx, "ml_params", &level_params(0, coarsest_rows, 0, 0, 0));
             let mut bind = self.common(&params, &coarsest);
-            bind.extend([("ml_coarse_b", &b), ("ml_coarse_x", &x)]);
+            bind.extend([("ml_coarse_b", b), ("ml_coarse_x", x)]);
             let k = Kernel::new(
                 ctx,
                 &self.module,
@@ -269,88 +293,136 @@ impl WgMultilevel {
             self.owned.extend(coarsest.0);
             return Ok(());
         }
+        // Every level's buffers first: a restriction writes the next level's.
+        let mut bufs: Vec<LevelBuffers> = Vec::with_capacity(count);
         for (i, level) in h.levels.iter().enumerate() {
-            let rows = level.a.rows();
-            let coarse_rows = level.pt.rows();
-            let a = match i {
-                0 => None,
-                _ => Some(DeviceMatrix::of(ctx, &level.a)?),
-            };
-            let inv: Vec<Block> = level.inv_diag.iter().map(|d| block(*d)).collect();
-            let inv = storage(ctx, "ml_inv_diag", &inv)?;
-            let p = DeviceMatrix::of(ctx, &level.p)?;
-            let pt = DeviceMatrix::of(ctx, &level.pt)?;
+            let (rows, coarse_rows) = (level.a.rows(), level.pt.rows());
             let work = |name| zeroed::<[f32; 4]>(ctx, name, rows);
-            let (r, d, ad) = (work("ml_r")?, work("ml_d")?, work("ml_ad")?);
-            let coarse_b = zeroed::<[f32; 4]>(ctx, "ml_coarse_b", coarse_rows)?;
-            let coarse_x = zeroed::<[f32; 4]>(ctx, "ml_coarse_x", coarse_rows)?;
+            let (a, inv_diag) = match i {
+                0 => (None, buffers["ml_fine_inv_diag"].clone()),
+                _ => {
+                    let inv: Vec<Block> = level.inv_diag.iter().map(|d| block(*d)).collect();
+                    (
+                        Some(DeviceMatrix::of(ctx, &level.a)?),
+                        storage(ctx, "ml_inv_diag", &inv)?,
+                    )
+                }
+            };
+            bufs.push(LevelBuffers {
+                a,
+                inv_diag,
+                p: DeviceMatrix::of(ctx, &level.p)?,
+                pt: DeviceMatrix::of(ctx, &level.pt)?,
+                r: work("ml_r")?,
+                d: [work("ml_d")?, work("ml_d_next")?],
+                coarse_b: zeroed::<[f32; 4]>(ctx, "ml_coarse_b", coarse_rows)?,
+                coarse_x: zeroed::<[f32; 4]>(ctx, "ml_coarse_x", coarse_rows)?,
+            });
+        }
+        for (i, level) in h.levels.iter().enumerate() {
+            let (l, next) = (&bufs[i], bufs.get(i + 1));
+            let (rows, coarse_rows) = (level.a.rows(), level.pt.rows());
+            // The level's right-hand side and solution: the PCG's r and z
+            // on the finest, the level above's coarse ones below it.
+            let (b, x) = match i {
+                0 => (&buffers["r"], &buffers["z"]),
+                _ => (&bufs[i - 1].coarse_b, &bufs[i - 1].coarse_x),
+            };
             let degree = if i == 0 { DEGREE } else { COARSE_DEGREE };
+            // Per Chebyshev step its parameters, and step 1's after a restart.
             let params: Vec<wgpu::Buffer> = (0..degree)
-                .map(|s| uniform(ctx, "ml_params", &level_params(rows, coarse_rows, i, s)))
+                .map(|s| (s, 0))
+                .chain([(1, 1)])
+                .map(|(s, carry)| uniform(ctx, "ml_params", &level_params(rows, coarse_rows, i, s, carry)))
                 .collect();
-            let (a_start, a_col, a_val, inv_diag) = match &a {
+            let (a_start, a_col, a_val) = match &l.a {
                 None => (
                     &buffers["ml_fine_start"],
                     &buffers["ml_fine_col"],
                     &buffers["ml_fine_val"],
-                    &buffers["ml_fine_inv_diag"],
                 ),
-                Some(m) => (&m.0[0], &m.0[1], &m.0[2], &inv),
+                Some(m) => (&m.0[0], &m.0[1], &m.0[2]),
             };
-            let last = i + 1 == count;
-            let c = if last { &coarsest } else { &dummies.matrix };
-            let kernel = |entry: &str, threads: usize, step: usize| -> Result<Kernel> {
-                let mut bind = self.common(&params[step], c);
-                bind.extend([
-                    ("ml_a_start", a_start),
-                    ("ml_a_col", a_col),
-                    ("ml_a_val", a_val),
-                    ("ml_inv_diag", inv_diag),
-                    ("ml_p_start", &p.0[0]),
-                    ("ml_p_col", &p.0[1]),
-                    ("ml_p_val", &p.0[2]),
-                    ("ml_pt_start", &pt.0[0]),
-                    ("ml_pt_col", &pt.0[1]),
-                    ("ml_pt_val", &pt.0[2]),
-                    ("ml_b", &b),
-                    ("ml_x", &x),
-                    ("ml_r", &r),
-                    ("ml_d", &d),
-                    ("ml_ad", &ad),
-                    ("ml_coarse_b", &coarse_b),
-                    ("ml_coarse_x", &coarse_x),
-                ]);
-                Kernel::new(
-                    ctx,
-                    &self.module,
-                    entry,
-                    threads,
-                    self.row,
-                    &Buffers::empty(),
-                    &dummies.with(&bind),
-                )
-            };
+            let c = if next.is_none() { &coarsest } else { &dummies.matrix };
+            // `entry` with the parameters `params` and the directions `d`
+            // it reads and writes.
+            let kernel =
+                |entry: &str, threads: usize, params: &wgpu::Buffer, d: [&wgpu::Buffer; 2]| -> Result<Kernel> {
+                    let mut bind = self.common(params, c);
+                    bind.extend([
+                        ("ml_a_start", a_start),
+                        ("ml_a_col", a_col),
+                        ("ml_a_val", a_val),
+                        ("ml_inv_diag", &l.inv_diag),
+                        ("ml_p_start", &l.p.0[0]),
+                        ("ml_p_col", &l.p.0[1]),
+                        ("ml_p_val", &l.p.0[2]),
+                        ("ml_pt_start", &l.pt.0[0]),
+                        ("ml_pt_col", &l.pt.0[1]),
+                        ("ml_pt_val", &l.pt.0[2]),
+                        ("ml_b", b),
+                        ("ml_x", x),
+                        ("ml_r", &l.r),
+                        ("ml_d", d[0]),
+                        ("ml_d_next", d[1]),
+                        ("ml_coarse_b", &l.coarse_b),
+                        ("ml_coarse_x", &l.coarse_x),
+                    ]);
+                    if let Some(n) = next {
+                        bind.extend([
+                            ("ml_next_inv_diag", &n.inv_diag),
+                            ("ml_next_r", &n.r),
+                            ("ml_next_d", &n.d[0]),
+                        ]);
+                    }
+                    Kernel::new(
+                        ctx,
+                        &self.module,
+                        entry,
+                        threads,
+                        self.row,
+                        &Buffers::empty(),
+                        &dummies.with(&bind),
+                    )
+                };
+            let d = [&l.d[0], &l.d[1]];
+            let base = &params[0];
             levels.push(LevelKernels {
-                first: kernel("smooth_first", rows, 0)?,
-                restart: kernel("smooth_restart", rows, 0)?,
-                product: kernel("smooth_product", LANES * rows, 0)?,
+                first: match i {
+                    0 => Some(kernel("smooth_first", rows, base, d)?),
+                    _ => None,
+                },
+                restart: kernel("smooth_restart", LANES * rows, base, d)?,
                 steps: (1..degree)
-                    .map(|s| kernel("smooth_step", rows, s))
+                    .map(|s| {
+                        kernel(
+                            "smooth_step",
+                            LANES * rows,
+                            &params[s],
+                            [&l.d[(s - 1) % 2], &l.d[s % 2]],
+                        )
+                    })
                     .collect::<Result<_>>()?,
-                residual: kernel("residual", LANES * rows, 0)?,
-                restrict: kernel("restriction", LANES * coarse_rows, 0)?,
-                prolong: kernel("prolong", LANES * rows, 0)?,
-                coarsest: match last {
-                    true => Some(kernel("coarsest", LANES * coarse_rows, 0)?),
-                    false => None,
+                carried: kernel("smooth_step", LANES * rows, &params[degree], d)?,
+                residual: kernel("residual", LANES * rows, base, d)?,
+                restrict: match next {
+                    Some(_) => kernel("restriction_first", LANES * coarse_rows, base, d)?,
+                    None => kernel("restriction", LANES * coarse_rows, base, d)?,
+                },
+                prolong: kernel("prolong", LANES * rows, base, d)?,
+                coarsest: match next {
+                    None => Some(kernel("coarsest", LANES * coarse_rows, base, d)?),
+                    Some(_) => None,
                 },
             });
-            (b, x) = (coarse_b.clone(), coarse_x.clone());
             owned.extend(params);
-            owned.extend([inv, r, d, ad, coarse_b, coarse_x]);
-            owned.extend(p.0);
-            owned.extend(pt.0);
-            owned.extend(a.into_iter().flat_map(|m| m.0));
+        }
+        for l in bufs {
+            owned.extend([l.inv_diag, l.r, l.coarse_b, l.coarse_x]);
+            owned.extend(l.d);
+            owned.extend(l.p.0);
+            owned.extend(l.pt.0);
+            owned.extend(l.a.into_iter().flat_map(|m| m.0));
         }
         owned.extend(coarsest.0);
         (self.levels, self.coarsest_only) = (levels, None);
@@ -395,14 +467,12 @@ impl WgMultilevel {
             return;
         }
         let l = &self.levels[i];
-        let smooth = |pass: &mut Pass| {
-            for s in &l.steps {
-                pass.run(&l.product);
-                pass.run(s);
-            }
-        };
-        pass.run(&l.first);
-        smooth(pass);
+        if let Some(first) = &l.first {
+            pass.run(first);
+        }
+        for s in &l.steps {
+            pass.run(s);
+        }
         pass.run(&l.residual);
         pass.run(&l.restrict);
         match &l.coarsest {
@@ -410,14 +480,16 @@ impl WgMultilevel {
             None => self.record_level(pass, i + 1),
         }
         pass.run(&l.prolong);
-        pass.run(&l.residual);
         pass.run(&l.restart);
-        smooth(pass);
+        pass.run(&l.carried);
+        for s in &l.steps[1..] {
+            pass.run(s);
+        }
     }
 }
 
 /// A level's dispatch parameters.
-fn level_params(rows: usize, coarse_rows: usize, level: usize, step: usize) -> LevelParams {
+fn level_params(rows: usize, coarse_rows: usize, level: usize, step: usize, carry: u32) -> LevelParams {
     LevelParams {
         rows: rows as u32,
         coarse_rows: coarse_rows as u32,
@@ -425,7 +497,8 @@ fn level_params(rows: usize, coarse_rows: usize, level: usize, step: usize) -> L
         step: step as u32,
         lowest: LOWEST as f32,
         margin: LAMBDA_MARGIN as f32,
-        pad: [0; 2],
+        carry,
+        pad: 0,
     }
 }
 
@@ -438,7 +511,7 @@ struct Dummies {
 }
 
 /// Every name of shaders/multilevel.wgsl, read-only ones first.
-const READ: [&str; 11] = [
+const READ: [&str; 12] = [
     "ml_a_start",
     "ml_a_col",
     "ml_a_val",
@@ -450,13 +523,16 @@ const READ: [&str; 11] = [
     "ml_pt_val",
     "ml_inv_diag",
     "ml_b",
+    "ml_next_inv_diag",
 ];
-const WRITE: [&str; 9] = [
+const WRITE: [&str; 11] = [
     "ml_lambda",
     "ml_x",
     "ml_r",
     "ml_d",
-    "ml_ad",
+    "ml_d_next",
+    "ml_next_r",
+    "ml_next_d",
     "ml_coarse_b",
     "ml_coarse_x",
     "ml_power",
