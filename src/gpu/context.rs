@@ -97,66 +97,30 @@ impl GpuContext {
     }
 }
 
-/// A shader file compiled for the device, with one bind-group layout that
-/// covers every binding of the file (so all its entry points share it).
+/// A shader file compiled for the device, with a bind-group layout per
+/// entry point that holds only the bindings the entry uses: wgpu tracks
+/// every buffer of a bind group at each dispatch, and a file such as
+/// shaders/multilevel.wgsl declares 27 where a kernel uses about 12.
 pub struct Module {
     name: &'static str,
     module: wgpu::ShaderModule,
-    layout: wgpu::BindGroupLayout,
-    pipeline_layout: wgpu::PipelineLayout,
-    /// Binding number of each global, by name.
-    bindings: HashMap<String, u32>,
+    entries: HashMap<String, Entry>,
     /// The pipelines of the entries built so far (a kernel bound again to
     /// other buffers, such as a multilevel level's, reuses its entry's).
     pipelines: std::cell::RefCell<HashMap<String, wgpu::ComputePipeline>>,
 }
 
+/// One entry point's bindings: each global it uses, by name, with its
+/// binding number, and the layouts of those.
+struct Entry {
+    bindings: Vec<(String, u32)>,
+    layout: wgpu::BindGroupLayout,
+    pipeline_layout: wgpu::PipelineLayout,
+}
+
 impl Module {
     pub fn new(ctx: &GpuContext, name: &'static str) -> Result<Module> {
-        let reflected = shaders::validate(name)?;
-        let mut entries = Vec::new();
-        let mut bindings = HashMap::new();
-        for (_, var) in reflected.global_variables.iter() {
-            let (Some(binding), Some(var_name)) = (&var.binding, &var.name) else {
-                continue;
-            };
-            let ty = match var.space {
-                naga::AddressSpace::Uniform => wgpu::BufferBindingType::Uniform,
-                naga::AddressSpace::Storage { access } => wgpu::BufferBindingType::Storage {
-                    read_only: !access.contains(naga::StorageAccess::STORE),
-                },
-                _ => continue,
-            };
-            entries.push(wgpu::BindGroupLayoutEntry {
-                binding: binding.binding,
-                visibility: wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Buffer {
-                    ty,
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            });
-            bindings.insert(var_name.clone(), binding.binding);
-        }
-        let storage = entries
-            .iter()
-            .filter(|e| {
-                matches!(
-                    e.ty,
-                    wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Storage { .. },
-                        ..
-                    }
-                )
-            })
-            .count() as u32;
-        if storage > ctx.limits.max_storage_buffers_per_shader_stage {
-            return Err(Error::Gpu(format!(
-                "shaders/{name}.wgsl needs {storage} storage buffers, the adapter allows {} per stage",
-                ctx.limits.max_storage_buffers_per_shader_stage
-            )));
-        }
+        let (reflected, info) = shaders::validate(name)?;
         let device = &ctx.device;
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -168,23 +132,83 @@ impl Module {
                 "shaders/{name}.wgsl failed to compile on the device: {e}"
             )));
         }
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some(name),
-            entries: &entries,
-        });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some(name),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
+        let mut entries = HashMap::new();
+        for (index, entry) in reflected.entry_points.iter().enumerate() {
+            let uses = info.get_entry_point(index);
+            let mut layout_entries = Vec::new();
+            let mut bindings = Vec::new();
+            for (handle, var) in reflected.global_variables.iter() {
+                let (Some(binding), Some(var_name)) = (&var.binding, &var.name) else {
+                    continue;
+                };
+                let ty = match var.space {
+                    naga::AddressSpace::Uniform => wgpu::BufferBindingType::Uniform,
+                    naga::AddressSpace::Storage { access } => wgpu::BufferBindingType::Storage {
+                        read_only: !access.contains(naga::StorageAccess::STORE),
+                    },
+                    _ => continue,
+                };
+                if uses[handle].is_empty() {
+                    continue;
+                }
+                layout_entries.push(wgpu::BindGroupLayoutEntry {
+                    binding: binding.binding,
+                    visibility: wgpu::ShaderStages::COMPUTE,
+                    ty: wgpu::BindingType::Buffer {
+                        ty,
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                });
+                bindings.push((var_name.clone(), binding.binding));
+            }
+            let storage = layout_entries
+                .iter()
+                .filter(|e| {
+                    matches!(
+                        e.ty,
+                        wgpu::BindingType::Buffer {
+                            ty: wgpu::BufferBindingType::Storage { .. },
+                            ..
+                        }
+                    )
+                })
+                .count() as u32;
+            if storage > ctx.limits.max_storage_buffers_per_shader_stage {
+                return Err(Error::Gpu(format!(
+                    "shaders/{name}.wgsl entry {} needs {storage} storage buffers, the adapter allows {} per stage",
+                    entry.name, ctx.limits.max_storage_buffers_per_shader_stage
+                )));
+            }
+            let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some(&entry.name),
+                entries: &layout_entries,
+            });
+            let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some(&entry.name),
+                bind_group_layouts: &[Some(&layout)],
+                immediate_size: 0,
+            });
+            let e = Entry {
+                bindings,
+                layout,
+                pipeline_layout,
+            };
+            entries.insert(entry.name.clone(), e);
+        }
         Ok(Module {
             name,
             module,
-            layout,
-            pipeline_layout,
-            bindings,
+            entries,
             pipelines: Default::default(),
         })
+    }
+
+    fn entry(&self, entry: &str) -> Result<&Entry> {
+        self.entries
+            .get(entry)
+            .ok_or_else(|| Error::Gpu(format!("shaders/{}.wgsl has no entry point {entry}", self.name)))
     }
 
     pub fn pipeline(&self, ctx: &GpuContext, entry: &str) -> Result<wgpu::ComputePipeline> {
@@ -194,7 +218,7 @@ impl Module {
         let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let p = ctx.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(entry),
-            layout: Some(&self.pipeline_layout),
+            layout: Some(&self.entry(entry)?.pipeline_layout),
             module: &self.module,
             entry_point: Some(entry),
             compilation_options: Default::default(),
@@ -209,26 +233,31 @@ impl Module {
         }
     }
 
-    /// A bind group giving every binding of the file the buffer `find`
-    /// returns for its name.
+    /// A bind group giving every binding that entry `entry` uses the
+    /// buffer `find` returns for its name.
     pub fn bind_group<'a>(
         &self,
         ctx: &GpuContext,
+        entry: &str,
         find: impl Fn(&str) -> Option<&'a wgpu::Buffer>,
     ) -> Result<wgpu::BindGroup> {
+        let e = self.entry(entry)?;
         let mut entries = Vec::new();
-        for (name, binding) in &self.bindings {
-            let buffer =
-                find(name).ok_or_else(|| Error::Gpu(format!("shaders/{}.wgsl: no buffer for `{name}`", self.name)))?;
+        for (name, binding) in &e.bindings {
+            let buffer = find(name).ok_or_else(|| {
+                Error::Gpu(format!(
+                    "shaders/{}.wgsl entry {entry}: no buffer for `{name}`",
+                    self.name
+                ))
+            })?;
             entries.push(wgpu::BindGroupEntry {
                 binding: *binding,
                 resource: buffer.as_entire_binding(),
             });
         }
-        entries.sort_by_key(|e| e.binding);
         Ok(ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(self.name),
-            layout: &self.layout,
+            label: Some(entry),
+            layout: &e.layout,
             entries: &entries,
         }))
     }

@@ -53,7 +53,7 @@ impl Kernel {
         };
         Ok(Kernel {
             pipeline: module.pipeline(ctx, entry)?,
-            group: module.bind_group(ctx, find)?,
+            group: module.bind_group(ctx, entry, find)?,
             workgroups: dispatch(threads, row),
         })
     }

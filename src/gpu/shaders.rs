@@ -62,8 +62,9 @@ pub fn source(name: &str) -> Result<String> {
     Ok(s)
 }
 
-/// Parses and validates a kernel with naga; the error names the file.
-pub fn validate(name: &str) -> Result<naga::Module> {
+/// Parses and validates a kernel with naga (the module, and which globals
+/// each entry point uses); the error names the file.
+pub fn validate(name: &str) -> Result<(naga::Module, naga::valid::ModuleInfo)> {
     let src = source(name)?;
     let module = naga::front::wgsl::parse_str(&src).map_err(|e| {
         Error::Gpu(format!(
@@ -71,10 +72,10 @@ pub fn validate(name: &str) -> Result<naga::Module> {
             e.emit_to_string(&src)
         ))
     })?;
-    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::empty())
+    let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::empty())
         .validate(&module)
         .map_err(|e| Error::Gpu(format!("shaders/{name}.wgsl is invalid: {}", e.emit_to_string(&src))))?;
-    Ok(module)
+    Ok((module, info))
 }
 
 #[cfg(test)]
@@ -95,11 +96,11 @@ mod tests {
     #[test]
     fn pod_layouts_match_the_wgsl_structs() {
         use crate::gpu::layout::*;
-        let hessian = validate("hessian").unwrap();
-        let collide = validate("collide").unwrap();
-        let strain_limit = validate("strain_limit").unwrap();
-        let bending = validate("bending").unwrap();
-        let proximity = validate("proximity").unwrap();
+        let hessian = validate("hessian").unwrap().0;
+        let collide = validate("collide").unwrap().0;
+        let strain_limit = validate("strain_limit").unwrap().0;
+        let bending = validate("bending").unwrap().0;
+        let proximity = validate("proximity").unwrap().0;
         let check_in = |module: &naga::Module, name: &str, size: usize, offsets: &[(&str, usize)]| {
             let mut layouter = naga::proc::Layouter::default();
             layouter.update(module.to_ctx()).unwrap();

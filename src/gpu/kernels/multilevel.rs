@@ -32,6 +32,15 @@ fn dmat3(b: &Block) -> DMat3 {
 struct DeviceMatrix([wgpu::Buffer; 3]);
 
 impl DeviceMatrix {
+    /// Its bindings as the coarsest level's inverse (`ml_c_*`).
+    fn bindings(&self) -> [(&'static str, &wgpu::Buffer); 3] {
+        [
+            ("ml_c_start", &self.0[0]),
+            ("ml_c_col", &self.0[1]),
+            ("ml_c_val", &self.0[2]),
+        ]
+    }
+
     fn of(ctx: &GpuContext, m: &Single) -> Result<DeviceMatrix> {
         let start: Vec<u32> = m.start.iter().map(|&s| s as u32).collect();
         let val: Vec<Block> = m
@@ -96,7 +105,6 @@ pub struct WgMultilevel {
     levels: Vec<LevelKernels>,
     /// The V-cycle of a mesh small enough to be the coarsest level itself.
     coarsest_only: Option<Kernel>,
-    dummies: Dummies,
     /// Per level its eigenvalue bound, and the power iteration's norm.
     lambda: wgpu::Buffer,
     power_vector: wgpu::Buffer,
@@ -178,8 +186,7 @@ impl WgMultilevel {
         let power_product = zeroed::<[f32; 4]>(ctx, "ml_r", n)?;
         let partial = zeroed::<[f32; 2]>(ctx, "ml_partial", groups(LANES * n) as usize)?;
         let params = uniform(ctx, "ml_params", &level_params(n, 0, 0, 0, 0));
-        // The power iteration runs on the finest level, the assembled one;
-        // the names it does not read are bound to small dummies.
+        // The power iteration runs on the finest level, the assembled one.
         let fine_bindings = [
             ("ml_params", &params),
             ("ml_lambda", &lambda),
@@ -191,11 +198,10 @@ impl WgMultilevel {
             ("ml_a_val", &buffers["ml_fine_val"]),
             ("ml_inv_diag", &buffers["ml_fine_inv_diag"]),
         ];
-        let dummies = Dummies::new(ctx)?;
-        let bind = dummies.with(&fine_bindings);
-        let k = |entry: &str, threads: usize| Kernel::new(ctx, &module, entry, threads, row, &Buffers::empty(), &bind);
+        let k = |entry: &str, threads: usize| {
+            Kernel::new(ctx, &module, entry, threads, row, &Buffers::empty(), &fine_bindings)
+        };
         let power = [k("power_product", LANES * n)?, k("power_norm", 1)?, k("power_next", n)?];
-        drop(bind);
         Ok(WgMultilevel {
             module,
             assemble,
@@ -206,7 +212,6 @@ impl WgMultilevel {
             last_phases: Vec::new(),
             levels: Vec::new(),
             coarsest_only: None,
-            dummies,
             lambda,
             power_vector,
             partial,
@@ -266,7 +271,6 @@ impl WgMultilevel {
     /// Uploads the levels and binds each level's kernels to its buffers.
     fn bind(&mut self, ctx: &GpuContext, buffers: &Buffers) -> Result<()> {
         let h = &self.hierarchy;
-        let dummies = &self.dummies;
         let mut owned: Vec<wgpu::Buffer> = Vec::new();
         let mut levels = Vec::new();
         let inverse = h.coarsest_inverse();
@@ -277,7 +281,8 @@ impl WgMultilevel {
             let (b, x) = (&buffers["r"], &buffers["z"]);
             // The mesh is small enough to be the coarsest level itself.
             let params = uniform(ctx, "ml_params", &level_params(0, coarsest_rows, 0, 0, 0));
-            let mut bind = self.common(&params, &coarsest);
+            let mut bind = self.common(&params);
+            bind.extend(coarsest.bindings());
             bind.extend([("ml_coarse_b", b), ("ml_coarse_x", x)]);
             let k = Kernel::new(
                 ctx,
@@ -286,7 +291,7 @@ impl WgMultilevel {
                 LANES * coarsest_rows,
                 self.row,
                 &Buffers::empty(),
-                &dummies.with(&bind),
+                &bind,
             )?;
             (self.levels, self.coarsest_only) = (Vec::new(), Some(k));
             self.owned = vec![params];
@@ -343,12 +348,11 @@ impl WgMultilevel {
                 ),
                 Some(m) => (&m.0[0], &m.0[1], &m.0[2]),
             };
-            let c = if next.is_none() { &coarsest } else { &dummies.matrix };
             // `entry` with the parameters `params` and the directions `d`
             // it reads and writes.
             let kernel =
                 |entry: &str, threads: usize, params: &wgpu::Buffer, d: [&wgpu::Buffer; 2]| -> Result<Kernel> {
-                    let mut bind = self.common(params, c);
+                    let mut bind = self.common(params);
                     bind.extend([
                         ("ml_a_start", a_start),
                         ("ml_a_col", a_col),
@@ -368,22 +372,15 @@ impl WgMultilevel {
                         ("ml_coarse_b", &l.coarse_b),
                         ("ml_coarse_x", &l.coarse_x),
                     ]);
-                    if let Some(n) = next {
-                        bind.extend([
+                    match next {
+                        None => bind.extend(coarsest.bindings()),
+                        Some(n) => bind.extend([
                             ("ml_next_inv_diag", &n.inv_diag),
                             ("ml_next_r", &n.r),
                             ("ml_next_d", &n.d[0]),
-                        ]);
+                        ]),
                     }
-                    Kernel::new(
-                        ctx,
-                        &self.module,
-                        entry,
-                        threads,
-                        self.row,
-                        &Buffers::empty(),
-                        &dummies.with(&bind),
-                    )
+                    Kernel::new(ctx, &self.module, entry, threads, self.row, &Buffers::empty(), &bind)
                 };
             let d = [&l.d[0], &l.d[1]];
             let base = &params[0];
@@ -431,15 +428,12 @@ impl WgMultilevel {
     }
 
     /// The bindings every kernel of the V-cycle shares.
-    fn common<'a>(&'a self, params: &'a wgpu::Buffer, c: &'a DeviceMatrix) -> Vec<(&'static str, &'a wgpu::Buffer)> {
+    fn common<'a>(&'a self, params: &'a wgpu::Buffer) -> Vec<(&'static str, &'a wgpu::Buffer)> {
         vec![
             ("ml_params", params),
             ("ml_lambda", &self.lambda),
             ("ml_power", &self.power_vector),
             ("ml_partial", &self.partial),
-            ("ml_c_start", &c.0[0]),
-            ("ml_c_col", &c.0[1]),
-            ("ml_c_val", &c.0[2]),
         ]
     }
 
@@ -499,83 +493,5 @@ fn level_params(rows: usize, coarse_rows: usize, level: usize, step: usize, carr
         margin: LAMBDA_MARGIN as f32,
         carry,
         pad: 0,
-    }
-}
-
-/// Small buffers for the names a kernel binds but does not read (each
-/// writable name its own, so no two bindings alias).
-struct Dummies {
-    matrix: DeviceMatrix,
-    read: wgpu::Buffer,
-    write: Vec<(&'static str, wgpu::Buffer)>,
-}
-
-/// Every name of shaders/multilevel.wgsl, read-only ones first.
-const READ: [&str; 12] = [
-    "ml_a_start",
-    "ml_a_col",
-    "ml_a_val",
-    "ml_p_start",
-    "ml_p_col",
-    "ml_p_val",
-    "ml_pt_start",
-    "ml_pt_col",
-    "ml_pt_val",
-    "ml_inv_diag",
-    "ml_b",
-    "ml_next_inv_diag",
-];
-const WRITE: [&str; 11] = [
-    "ml_lambda",
-    "ml_x",
-    "ml_r",
-    "ml_d",
-    "ml_d_next",
-    "ml_next_r",
-    "ml_next_d",
-    "ml_coarse_b",
-    "ml_coarse_x",
-    "ml_power",
-    "ml_partial",
-];
-
-impl Dummies {
-    fn new(ctx: &GpuContext) -> Result<Dummies> {
-        let empty = Single::of(&Bsr {
-            cols: 0,
-            start: vec![0],
-            col: Vec::new(),
-            val: Vec::new(),
-        });
-        Ok(Dummies {
-            matrix: DeviceMatrix::of(ctx, &empty)?,
-            read: zeroed::<Block>(ctx, "ml_unused", 1)?,
-            write: WRITE
-                .iter()
-                .map(|&name| Ok((name, zeroed::<Block>(ctx, name, 1)?)))
-                .collect::<Result<_>>()?,
-        })
-    }
-
-    /// `bind` with the names it lacks bound to these.
-    fn with<'a>(&'a self, bind: &[(&'static str, &'a wgpu::Buffer)]) -> Vec<(&'static str, &'a wgpu::Buffer)> {
-        let mut all = bind.to_vec();
-        let missing = |name: &str, all: &[(&str, &wgpu::Buffer)]| !all.iter().any(|(n, _)| *n == name);
-        for name in READ {
-            if missing(name, &all) {
-                all.push((name, &self.read));
-            }
-        }
-        for (name, buffer) in &self.write {
-            if missing(name, &all) {
-                all.push((name, buffer));
-            }
-        }
-        for (name, buffer) in ["ml_c_start", "ml_c_col", "ml_c_val"].iter().zip(&self.matrix.0) {
-            if missing(name, &all) {
-                all.push((name, buffer));
-            }
-        }
-        all
     }
 }
