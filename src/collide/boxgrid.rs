@@ -146,6 +146,10 @@ impl BoxGrid {
         let lo = self.coord(query.0).saturating_sub(I64Vec3::ONE);
         let hi = self.coord(query.1).min(lo.saturating_add(I64Vec3::splat(MAX_SPAN - 1)));
         let before = |e: &(u64, u32)| after.is_some_and(|a| *e <= a);
+        // The rows come in increasing key order, so each one's entries
+        // start at or after the last one's: each search goes on from there
+        // (unless a far key wrapped round).
+        let (mut start, mut previous) = (0, 0);
         for z in lo.z..=hi.z {
             for y in lo.y..=hi.y {
                 // One row of cells is one run of consecutive keys.
@@ -154,7 +158,11 @@ impl BoxGrid {
                 if after.is_some_and(|a| last < a.0) {
                     continue;
                 }
-                let start = self.listed.partition_point(|e| e.0 < first || before(e));
+                if first < previous {
+                    start = 0;
+                }
+                previous = first;
+                start += gallop(&self.listed[start..], |e| e.0 < first || before(e));
                 for &(_, j) in self.listed[start..].iter().take_while(|e| e.0 <= last) {
                     if overlap(&self.boxes[j as usize], query) {
                         f(j);
@@ -163,6 +171,19 @@ impl BoxGrid {
             }
         }
     }
+}
+
+/// The number of leading entries of `list` for which `ahead` holds (it
+/// holds for a prefix), found by doubling steps from the front and then
+/// bisecting: as `partition_point`, in about 2 log2 of the answer steps
+/// rather than log2 of the list's length, for a short way ahead.
+fn gallop<T>(list: &[T], ahead: impl Fn(&T) -> bool) -> usize {
+    let mut end = 1;
+    while end <= list.len() && ahead(&list[end - 1]) {
+        end *= 2;
+    }
+    let from = end / 2;
+    from + list[from..end.min(list.len())].partition_point(ahead)
 }
 
 #[cfg(test)]
@@ -209,5 +230,24 @@ mod tests {
             .filter(|&(i, j)| overlap(&boxes[i as usize], &boxes[j as usize]))
             .collect();
         assert_eq!(once, expected);
+    }
+
+    /// Rows of cells a million cells out, whose keys wrap round to low
+    /// ones, are still searched: a query over the wrap finds the boxes
+    /// either side of it (each row's search going on from the last row's
+    /// start would miss the one past the wrap).
+    #[test]
+    fn rows_whose_keys_wrap_round_are_searched() {
+        let y = (1u64 << 20) as f64;
+        let unit = |lo: DVec3| (lo, lo + DVec3::ONE);
+        let below = unit(DVec3::new(0.0, y - 1.5, 0.0));
+        let above = unit(DVec3::new(0.0, y + 0.25, 0.0));
+        let grid = BoxGrid::new(vec![below, above]);
+        assert_eq!(grid.cell, 1.0);
+        let query = (DVec3::new(0.0, y - 0.75, 0.0), DVec3::new(1.0, y + 0.5, 1.0));
+        let mut found = Vec::new();
+        grid.overlapping(&query, |i| found.push(i));
+        found.sort_unstable();
+        assert_eq!(found, [0, 1]);
     }
 }
