@@ -13,7 +13,9 @@
 //! rotation by the angular velocity its angular momentum and inertia give.
 //! A rigid motion of a crossing-free set crosses nothing, and linear and
 //! angular momentum are kept. The search runs again on the new motion
-//! until it finds no collision between vertices not already in one zone.
+//! until it finds no collision between vertices not already in one zone;
+//! only the zones' vertices have moved, so it searches only their
+//! primitives ([`collisions_touching`]).
 //!
 //! A pinned vertex (a handle, an attachment) has its motion prescribed: a
 //! zone holding one is translated by its pinned vertices' mean
@@ -147,6 +149,76 @@ pub fn collisions(faces: &[[u32; 3]], edges: &[[u32; 2]], x0: &[DVec3], x1: &[DV
     hits
 }
 
+/// The collisions of [`collisions`] that have a vertex for which `moved`
+/// holds, sorted: after a round whose search found none among the others,
+/// whose motion has not changed since, these are all there are. Moved
+/// vertices are searched against every triangle, the triangles with a
+/// moved vertex against every vertex that did not move, and the edges
+/// with a moved vertex against every edge.
+pub fn collisions_touching(
+    faces: &[[u32; 3]],
+    edges: &[[u32; 2]],
+    x0: &[DVec3],
+    x1: &[DVec3],
+    eta: f64,
+    moved: &[bool],
+) -> Vec<[u32; 4]> {
+    let pad = 0.5 * eta;
+    let touches = |v: &[u32]| v.iter().any(|&i| moved[i as usize]);
+    let vertices: Vec<u32> = (0..x0.len() as u32).filter(|&p| moved[p as usize]).collect();
+    let triangles = BoxGrid::new(faces.iter().map(|f| swept(f, x0, x1, pad)).collect());
+    let mut hits: Vec<[u32; 4]> = vertices
+        .par_iter()
+        .flat_map_iter(|&p| {
+            let mut out = Vec::new();
+            triangles.overlapping(&swept(&[p], x0, x1, pad), |f| {
+                let face = faces[f as usize];
+                let v = [p, face[0], face[1], face[2]];
+                if !face.contains(&p) && ccd::vertex_triangle(&motion(v, x0, x1), eta).is_some() {
+                    out.push(v);
+                }
+            });
+            out
+        })
+        .collect();
+    let points = BoxGrid::new((0..x0.len() as u32).map(|p| swept(&[p], x0, x1, pad)).collect());
+    let touched: Vec<u32> = (0..faces.len() as u32)
+        .filter(|&f| touches(&faces[f as usize]))
+        .collect();
+    hits.par_extend(touched.par_iter().flat_map_iter(|&f| {
+        let face = faces[f as usize];
+        let mut out = Vec::new();
+        points.overlapping(&triangles.boxes()[f as usize], |p| {
+            let v = [p, face[0], face[1], face[2]];
+            if !moved[p as usize] && !face.contains(&p) && ccd::vertex_triangle(&motion(v, x0, x1), eta).is_some() {
+                out.push(v);
+            }
+        });
+        out
+    }));
+    let segments = BoxGrid::new(edges.iter().map(|e| swept(e, x0, x1, pad)).collect());
+    let touched: Vec<u32> = (0..edges.len() as u32)
+        .filter(|&e| touches(&edges[e as usize]))
+        .collect();
+    hits.par_extend(touched.par_iter().flat_map_iter(|&e| {
+        let mut out = Vec::new();
+        segments.overlapping(&segments.boxes()[e as usize], |g| {
+            // A pair of two touched edges comes from the lower one's query.
+            if g == e || (g < e && touches(&edges[g as usize])) {
+                return;
+            }
+            let ([i, j], [k, l]) = (edges[e.min(g) as usize], edges[e.max(g) as usize]);
+            let v = [i, j, k, l];
+            if ![i, j].contains(&k) && ![i, j].contains(&l) && ccd::edge_edge(&motion(v, x0, x1), eta).is_some() {
+                out.push(v);
+            }
+        });
+        out
+    }));
+    hits.sort_unstable();
+    hits
+}
+
 /// Moves the vertices of one zone rigidly (see the module's comment).
 fn rigidify(zone: &[u32], x0: &[DVec3], x1: &mut [DVec3], mass: &[f64], pinned: &[bool]) {
     let pins: Vec<u32> = zone.iter().copied().filter(|&i| pinned[i as usize]).collect();
@@ -206,8 +278,12 @@ pub fn resolve(
         member: vec![false; n],
     };
     let mut left = 0;
-    for _ in 0..MAX_ROUNDS {
-        let hits = collisions(faces, edges, x0, x1, eta);
+    for round in 0..MAX_ROUNDS {
+        // After the first round only the zones' vertices have moved.
+        let hits = match round {
+            0 => collisions(faces, edges, x0, x1, eta),
+            _ => collisions_touching(faces, edges, x0, x1, eta, &zones.member),
+        };
         let mut merged = false;
         for h in &hits {
             merged |= zones.join(*h);
@@ -296,6 +372,24 @@ mod tests {
         brute.sort_unstable();
         assert!(brute.len() > 20, "{} collisions", brute.len());
         assert_eq!(found, brute);
+    }
+
+    /// The search restricted to the primitives of some vertices finds
+    /// exactly the full search's collisions that have one of them.
+    #[test]
+    fn the_search_of_moved_vertices_finds_their_collisions() {
+        let (faces, edges, x0, x1) = sheets();
+        let eta = 1e-5;
+        let all = collisions(&faces, &edges, &x0, &x1, eta);
+        // Every fifth vertex, and a run of the upper sheet's.
+        let moved: Vec<bool> = (0..x0.len()).map(|i| i % 5 == 0 || (60..75).contains(&i)).collect();
+        let mut expected: Vec<[u32; 4]> = all
+            .into_iter()
+            .filter(|v| v.iter().any(|&i| moved[i as usize]))
+            .collect();
+        expected.sort_unstable();
+        assert!(expected.len() > 10, "{} collisions", expected.len());
+        assert_eq!(collisions_touching(&faces, &edges, &x0, &x1, eta, &moved), expected);
     }
 
     #[test]
