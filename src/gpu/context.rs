@@ -100,7 +100,7 @@ impl GpuContext {
 /// A shader file compiled for the device, with a bind-group layout per
 /// entry point that holds only the bindings the entry uses: wgpu tracks
 /// every buffer of a bind group at each dispatch, and a file such as
-/// shaders/multilevel.wgsl declares 27 where a kernel uses about 12.
+/// shaders/multilevel.wgsl declares 27 where a kernel uses 9 to 11.
 pub struct Module {
     name: &'static str,
     module: wgpu::ShaderModule,
@@ -118,6 +118,71 @@ struct Entry {
     pipeline_layout: wgpu::PipelineLayout,
 }
 
+impl Entry {
+    /// The bindings of entry point `entry` of shader file `file` (naga's
+    /// `module`), those of the globals that `uses` (its analysis, callees
+    /// included) says it reads or writes.
+    fn of(
+        ctx: &GpuContext,
+        file: &str,
+        module: &naga::Module,
+        entry: &str,
+        uses: &naga::valid::FunctionInfo,
+    ) -> Result<Entry> {
+        let mut layout_entries = Vec::new();
+        let (mut bindings, mut storage) = (Vec::new(), 0);
+        for (handle, var) in module.global_variables.iter() {
+            let (Some(binding), Some(name)) = (&var.binding, &var.name) else {
+                continue;
+            };
+            if uses[handle].is_empty() {
+                continue;
+            }
+            let ty = match var.space {
+                naga::AddressSpace::Uniform => wgpu::BufferBindingType::Uniform,
+                naga::AddressSpace::Storage { access } => {
+                    storage += 1;
+                    wgpu::BufferBindingType::Storage {
+                        read_only: !access.contains(naga::StorageAccess::STORE),
+                    }
+                }
+                _ => continue,
+            };
+            layout_entries.push(wgpu::BindGroupLayoutEntry {
+                binding: binding.binding,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty,
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            });
+            bindings.push((name.clone(), binding.binding));
+        }
+        let allowed = ctx.limits.max_storage_buffers_per_shader_stage;
+        if storage > allowed {
+            return Err(Error::Gpu(format!(
+                "shaders/{file}.wgsl entry {entry} needs {storage} storage buffers, the adapter allows {allowed} per stage"
+            )));
+        }
+        let layout = ctx.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some(entry),
+            entries: &layout_entries,
+        });
+        let pipeline_layout = ctx.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some(entry),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        Ok(Entry {
+            bindings,
+            layout,
+            pipeline_layout,
+        })
+    }
+}
+
 impl Module {
     pub fn new(ctx: &GpuContext, name: &'static str) -> Result<Module> {
         let (reflected, info) = shaders::validate(name)?;
@@ -132,71 +197,15 @@ impl Module {
                 "shaders/{name}.wgsl failed to compile on the device: {e}"
             )));
         }
-        let mut entries = HashMap::new();
-        for (index, entry) in reflected.entry_points.iter().enumerate() {
-            let uses = info.get_entry_point(index);
-            let mut layout_entries = Vec::new();
-            let mut bindings = Vec::new();
-            for (handle, var) in reflected.global_variables.iter() {
-                let (Some(binding), Some(var_name)) = (&var.binding, &var.name) else {
-                    continue;
-                };
-                let ty = match var.space {
-                    naga::AddressSpace::Uniform => wgpu::BufferBindingType::Uniform,
-                    naga::AddressSpace::Storage { access } => wgpu::BufferBindingType::Storage {
-                        read_only: !access.contains(naga::StorageAccess::STORE),
-                    },
-                    _ => continue,
-                };
-                if uses[handle].is_empty() {
-                    continue;
-                }
-                layout_entries.push(wgpu::BindGroupLayoutEntry {
-                    binding: binding.binding,
-                    visibility: wgpu::ShaderStages::COMPUTE,
-                    ty: wgpu::BindingType::Buffer {
-                        ty,
-                        has_dynamic_offset: false,
-                        min_binding_size: None,
-                    },
-                    count: None,
-                });
-                bindings.push((var_name.clone(), binding.binding));
-            }
-            let storage = layout_entries
-                .iter()
-                .filter(|e| {
-                    matches!(
-                        e.ty,
-                        wgpu::BindingType::Buffer {
-                            ty: wgpu::BufferBindingType::Storage { .. },
-                            ..
-                        }
-                    )
-                })
-                .count() as u32;
-            if storage > ctx.limits.max_storage_buffers_per_shader_stage {
-                return Err(Error::Gpu(format!(
-                    "shaders/{name}.wgsl entry {} needs {storage} storage buffers, the adapter allows {} per stage",
-                    entry.name, ctx.limits.max_storage_buffers_per_shader_stage
-                )));
-            }
-            let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: Some(&entry.name),
-                entries: &layout_entries,
-            });
-            let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some(&entry.name),
-                bind_group_layouts: &[Some(&layout)],
-                immediate_size: 0,
-            });
-            let e = Entry {
-                bindings,
-                layout,
-                pipeline_layout,
-            };
-            entries.insert(entry.name.clone(), e);
-        }
+        let entries = reflected
+            .entry_points
+            .iter()
+            .enumerate()
+            .map(|(i, entry)| {
+                let e = Entry::of(ctx, name, &reflected, &entry.name, info.get_entry_point(i))?;
+                Ok((entry.name.clone(), e))
+            })
+            .collect::<Result<_>>()?;
         Ok(Module {
             name,
             module,
