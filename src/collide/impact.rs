@@ -109,22 +109,50 @@ fn motion(v: [u32; 4], x0: &[DVec3], x1: &[DVec3]) -> Motion {
     (v.map(|i| x0[i as usize]), v.map(|i| x1[i as usize]))
 }
 
+/// Vertex `p` and triangle `face` as a pair, if they collide over the
+/// motion from `x0` to `x1`.
+fn vertex_triangle(p: u32, face: [u32; 3], x0: &[DVec3], x1: &[DVec3], eta: f64) -> Option<[u32; 4]> {
+    let v = [p, face[0], face[1], face[2]];
+    (!face.contains(&p) && ccd::vertex_triangle(&motion(v, x0, x1), eta).is_some()).then_some(v)
+}
+
+/// Two edges as a pair (the lower-numbered first), if they collide.
+fn edge_edge(e: u32, g: u32, edges: &[[u32; 2]], x0: &[DVec3], x1: &[DVec3], eta: f64) -> Option<[u32; 4]> {
+    let ([i, j], [k, l]) = (edges[e.min(g) as usize], edges[e.max(g) as usize]);
+    let v = [i, j, k, l];
+    (![i, j].contains(&k) && ![i, j].contains(&l) && ccd::edge_edge(&motion(v, x0, x1), eta).is_some()).then_some(v)
+}
+
+/// The grid of the triangles' swept boxes.
+fn triangle_grid(faces: &[[u32; 3]], x0: &[DVec3], x1: &[DVec3], pad: f64) -> BoxGrid {
+    BoxGrid::new(faces.iter().map(|f| swept(f, x0, x1, pad)).collect())
+}
+
+/// The collisions of vertex `p` with the triangles of `grid`.
+fn vertex_collisions(
+    p: u32,
+    grid: &BoxGrid,
+    faces: &[[u32; 3]],
+    x0: &[DVec3],
+    x1: &[DVec3],
+    eta: f64,
+) -> Vec<[u32; 4]> {
+    let mut out = Vec::new();
+    grid.overlapping(&swept(&[p], x0, x1, 0.5 * eta), |f| {
+        out.extend(vertex_triangle(p, faces[f as usize], x0, x1, eta));
+    });
+    out
+}
+
 /// Every colliding vertex-triangle and edge-edge pair of the motion from
 /// `x0` to `x1`, as its four vertices, in a fixed order.
 pub fn collisions(faces: &[[u32; 3]], edges: &[[u32; 2]], x0: &[DVec3], x1: &[DVec3], eta: f64) -> Vec<[u32; 4]> {
     let pad = 0.5 * eta;
-    let triangles = BoxGrid::new(faces.iter().map(|f| swept(f, x0, x1, pad)).collect());
+    let triangles = triangle_grid(faces, x0, x1, pad);
     let mut hits: Vec<[u32; 4]> = (0..x0.len() as u32)
         .into_par_iter()
         .flat_map_iter(|p| {
-            let mut out = Vec::new();
-            triangles.overlapping(&swept(&[p], x0, x1, pad), |f| {
-                let face = faces[f as usize];
-                let v = [p, face[0], face[1], face[2]];
-                if !face.contains(&p) && ccd::vertex_triangle(&motion(v, x0, x1), eta).is_some() {
-                    out.push(v);
-                }
-            });
+            let mut out = vertex_collisions(p, &triangles, faces, x0, x1, eta);
             out.sort_unstable();
             out
         })
@@ -134,13 +162,7 @@ pub fn collisions(faces: &[[u32; 3]], edges: &[[u32; 2]], x0: &[DVec3], x1: &[DV
         .into_par_iter()
         .flat_map_iter(|e| {
             let mut out = Vec::new();
-            segments.overlapping_after(e, |g| {
-                let ([i, j], [k, l]) = (edges[e.min(g) as usize], edges[e.max(g) as usize]);
-                let v = [i, j, k, l];
-                if ![i, j].contains(&k) && ![i, j].contains(&l) && ccd::edge_edge(&motion(v, x0, x1), eta).is_some() {
-                    out.push(v);
-                }
-            });
+            segments.overlapping_after(e, |g| out.extend(edge_edge(e, g, edges, x0, x1, eta)));
             out.sort_unstable();
             out
         })
@@ -166,32 +188,20 @@ pub fn collisions_touching(
     let pad = 0.5 * eta;
     let touches = |v: &[u32]| v.iter().any(|&i| moved[i as usize]);
     let vertices: Vec<u32> = (0..x0.len() as u32).filter(|&p| moved[p as usize]).collect();
-    let triangles = BoxGrid::new(faces.iter().map(|f| swept(f, x0, x1, pad)).collect());
+    let triangles = triangle_grid(faces, x0, x1, pad);
     let mut hits: Vec<[u32; 4]> = vertices
         .par_iter()
-        .flat_map_iter(|&p| {
-            let mut out = Vec::new();
-            triangles.overlapping(&swept(&[p], x0, x1, pad), |f| {
-                let face = faces[f as usize];
-                let v = [p, face[0], face[1], face[2]];
-                if !face.contains(&p) && ccd::vertex_triangle(&motion(v, x0, x1), eta).is_some() {
-                    out.push(v);
-                }
-            });
-            out
-        })
+        .flat_map_iter(|&p| vertex_collisions(p, &triangles, faces, x0, x1, eta))
         .collect();
     let points = BoxGrid::new((0..x0.len() as u32).map(|p| swept(&[p], x0, x1, pad)).collect());
     let touched: Vec<u32> = (0..faces.len() as u32)
         .filter(|&f| touches(&faces[f as usize]))
         .collect();
     hits.par_extend(touched.par_iter().flat_map_iter(|&f| {
-        let face = faces[f as usize];
         let mut out = Vec::new();
         points.overlapping(&triangles.boxes()[f as usize], |p| {
-            let v = [p, face[0], face[1], face[2]];
-            if !moved[p as usize] && !face.contains(&p) && ccd::vertex_triangle(&motion(v, x0, x1), eta).is_some() {
-                out.push(v);
+            if !moved[p as usize] {
+                out.extend(vertex_triangle(p, faces[f as usize], x0, x1, eta));
             }
         });
         out
@@ -204,13 +214,8 @@ pub fn collisions_touching(
         let mut out = Vec::new();
         segments.overlapping(&segments.boxes()[e as usize], |g| {
             // A pair of two touched edges comes from the lower one's query.
-            if g == e || (g < e && touches(&edges[g as usize])) {
-                return;
-            }
-            let ([i, j], [k, l]) = (edges[e.min(g) as usize], edges[e.max(g) as usize]);
-            let v = [i, j, k, l];
-            if ![i, j].contains(&k) && ![i, j].contains(&l) && ccd::edge_edge(&motion(v, x0, x1), eta).is_some() {
-                out.push(v);
+            if g != e && (g > e || !touches(&edges[g as usize])) {
+                out.extend(edge_edge(e, g, edges, x0, x1, eta));
             }
         });
         out
