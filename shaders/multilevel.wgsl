@@ -110,12 +110,9 @@ fn smooth_first(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workg
     ml_x[i] = vec4<f32>(d, 0.0);
 }
 
-// After the coarse correction: Chebyshev's first step from x, with the
-// residual, r = D^-1 (b - A x), d = r / theta. Other rows' products read
-// x meanwhile, so `x += d` is left to the next step (`carry`).
-@compute @workgroup_size(WORKGROUP)
-fn smooth_restart(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    let t = linear_index(id, groups);
+// Row i = t / LANES of A x, for the first lane of a row (every invocation
+// of the workgroup must call it).
+fn product_x(t: u32, local: u32) -> vec3<f32> {
     let i = t / LANES;
     var y = vec3<f32>(0.0);
     if (i < ml_params.rows) {
@@ -123,7 +120,17 @@ fn smooth_restart(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_wor
             y += ml_a_val[k] * ml_x[ml_a_col[k]].xyz;
         }
     }
-    let total = row_total(local, y);
+    return row_total(local, y);
+}
+
+// After the coarse correction: Chebyshev's first step from x, with the
+// residual, r = D^-1 (b - A x), d = r / theta. Other rows' products read
+// x meanwhile, so `x += d` is left to the next step (`carry`).
+@compute @workgroup_size(WORKGROUP)
+fn smooth_restart(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let t = linear_index(id, groups);
+    let i = t / LANES;
+    let total = product_x(t, local);
     if (i < ml_params.rows && t % LANES == 0u) {
         let r = ml_inv_diag[i] * (ml_b[i].xyz - total);
         ml_r[i] = vec4<f32>(r, 0.0);
@@ -174,13 +181,7 @@ fn smooth_step(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgr
 fn residual(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     let t = linear_index(id, groups);
     let i = t / LANES;
-    var y = vec3<f32>(0.0);
-    if (i < ml_params.rows) {
-        for (var k = ml_a_start[i] + t % LANES; k < ml_a_start[i + 1u]; k += LANES) {
-            y += ml_a_val[k] * ml_x[ml_a_col[k]].xyz;
-        }
-    }
-    let total = row_total(local, y);
+    let total = product_x(t, local);
     if (i < ml_params.rows && t % LANES == 0u) {
         ml_r[i] = vec4<f32>(ml_b[i].xyz - total, 0.0);
     }

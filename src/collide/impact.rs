@@ -123,9 +123,16 @@ fn edge_edge(e: u32, g: u32, edges: &[[u32; 2]], x0: &[DVec3], x1: &[DVec3], eta
     (![i, j].contains(&k) && ![i, j].contains(&l) && ccd::edge_edge(&motion(v, x0, x1), eta).is_some()).then_some(v)
 }
 
-/// The grid of the triangles' swept boxes.
-fn triangle_grid(faces: &[[u32; 3]], x0: &[DVec3], x1: &[DVec3], pad: f64) -> BoxGrid {
-    BoxGrid::new(faces.iter().map(|f| swept(f, x0, x1, pad)).collect())
+/// The grid of the primitives' (triangles', edges') swept boxes.
+fn swept_grid<const N: usize>(primitives: &[[u32; N]], x0: &[DVec3], x1: &[DVec3], pad: f64) -> BoxGrid {
+    BoxGrid::new(primitives.iter().map(|v| swept(v, x0, x1, pad)).collect())
+}
+
+/// The primitives with a vertex for which `moved` holds.
+fn touching<const N: usize>(primitives: &[[u32; N]], moved: &[bool]) -> Vec<u32> {
+    (0..primitives.len() as u32)
+        .filter(|&i| primitives[i as usize].iter().any(|&v| moved[v as usize]))
+        .collect()
 }
 
 /// The collisions of vertex `p` with the triangles of `grid`.
@@ -148,7 +155,7 @@ fn vertex_collisions(
 /// `x0` to `x1`, as its four vertices, in a fixed order.
 pub fn collisions(faces: &[[u32; 3]], edges: &[[u32; 2]], x0: &[DVec3], x1: &[DVec3], eta: f64) -> Vec<[u32; 4]> {
     let pad = 0.5 * eta;
-    let triangles = triangle_grid(faces, x0, x1, pad);
+    let triangles = swept_grid(faces, x0, x1, pad);
     let mut hits: Vec<[u32; 4]> = (0..x0.len() as u32)
         .into_par_iter()
         .flat_map_iter(|p| {
@@ -157,7 +164,7 @@ pub fn collisions(faces: &[[u32; 3]], edges: &[[u32; 2]], x0: &[DVec3], x1: &[DV
             out
         })
         .collect();
-    let segments = BoxGrid::new(edges.iter().map(|e| swept(e, x0, x1, pad)).collect());
+    let segments = swept_grid(edges, x0, x1, pad);
     let edge_edge: Vec<[u32; 4]> = (0..edges.len() as u32)
         .into_par_iter()
         .flat_map_iter(|e| {
@@ -186,18 +193,14 @@ pub fn collisions_touching(
     moved: &[bool],
 ) -> Vec<[u32; 4]> {
     let pad = 0.5 * eta;
-    let touches = |v: &[u32]| v.iter().any(|&i| moved[i as usize]);
     let vertices: Vec<u32> = (0..x0.len() as u32).filter(|&p| moved[p as usize]).collect();
-    let triangles = triangle_grid(faces, x0, x1, pad);
+    let triangles = swept_grid(faces, x0, x1, pad);
     let mut hits: Vec<[u32; 4]> = vertices
         .par_iter()
         .flat_map_iter(|&p| vertex_collisions(p, &triangles, faces, x0, x1, eta))
         .collect();
     let points = BoxGrid::new((0..x0.len() as u32).map(|p| swept(&[p], x0, x1, pad)).collect());
-    let touched: Vec<u32> = (0..faces.len() as u32)
-        .filter(|&f| touches(&faces[f as usize]))
-        .collect();
-    hits.par_extend(touched.par_iter().flat_map_iter(|&f| {
+    hits.par_extend(touching(faces, moved).par_iter().flat_map_iter(|&f| {
         let mut out = Vec::new();
         points.overlapping(&triangles.boxes()[f as usize], |p| {
             if !moved[p as usize] {
@@ -206,15 +209,12 @@ pub fn collisions_touching(
         });
         out
     }));
-    let segments = BoxGrid::new(edges.iter().map(|e| swept(e, x0, x1, pad)).collect());
-    let touched: Vec<u32> = (0..edges.len() as u32)
-        .filter(|&e| touches(&edges[e as usize]))
-        .collect();
-    hits.par_extend(touched.par_iter().flat_map_iter(|&e| {
+    let segments = swept_grid(edges, x0, x1, pad);
+    hits.par_extend(touching(edges, moved).par_iter().flat_map_iter(|&e| {
         let mut out = Vec::new();
         segments.overlapping(&segments.boxes()[e as usize], |g| {
             // A pair of two touched edges comes from the lower one's query.
-            if g != e && (g > e || !touches(&edges[g as usize])) {
+            if g != e && (g > e || !edges[g as usize].iter().any(|&v| moved[v as usize])) {
                 out.extend(edge_edge(e, g, edges, x0, x1, eta));
             }
         });

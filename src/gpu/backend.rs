@@ -10,7 +10,7 @@ use super::kernel::Recorder;
 use super::kernels::{
     Build, Kernels, WgCollide, WgMultilevel, WgProximity, WgRepulsion, WgShapeOperator, WgStrainLimit,
 };
-use super::layout::{Displacement, HingeHalf, PackedChannel, PairGpu, Params};
+use super::layout::{Displacement, HingeHalf, PackedChannel, PairGpu, Params, unpack};
 use crate::cloth::Cloth;
 use crate::collide::proximity::Proximity;
 use crate::error::{Error, Result};
@@ -178,10 +178,7 @@ impl GpuBackend {
 
     pub(super) fn read_vec3(&self, name: &str) -> Result<Vec<DVec3>> {
         let raw: Vec<[f32; 4]> = self.read(&self.buffers[name], self.cloth.vertex_count())?;
-        Ok(raw
-            .iter()
-            .map(|a| DVec3::new(a[0] as f64, a[1] as f64, a[2] as f64))
-            .collect())
+        Ok(raw.iter().map(unpack).collect())
     }
 
     /// Replaces positions, velocities and the warm start of the next solve
@@ -254,16 +251,15 @@ impl GpuBackend {
     /// `CpuBackend::element_forces`).
     pub fn element_forces(&self) -> Result<Vec<DVec3>> {
         let (nf, nh) = (self.cloth.mesh.faces.len(), self.cloth.topology.hinges.len());
-        let d = |a: &[f32; 4]| DVec3::new(a[0] as f64, a[1] as f64, a[2] as f64);
         let stress: Vec<[f32; 4]> = self.read(&self.buffers["stress"], 2 * nf)?;
-        let stress: Vec<[DVec3; 2]> = stress.chunks_exact(2).map(|c| [d(&c[0]), d(&c[1])]).collect();
+        let stress: Vec<[DVec3; 2]> = stress.chunks_exact(2).map(|c| [unpack(&c[0]), unpack(&c[1])]).collect();
         let a: Vec<HingeHalf> = self.read(&self.buffers["hinge_lin_a"], nh)?;
         let b: Vec<HingeHalf> = self.read(&self.buffers["hinge_lin_b"], nh)?;
         let force: Vec<f64> = a.iter().map(|h| h.a[3] as f64).collect();
         let grad: Vec<[DVec3; 4]> = a
             .iter()
             .zip(&b)
-            .map(|(a, b)| [d(&a.a), d(&a.b), d(&b.a), d(&b.b)])
+            .map(|(a, b)| [unpack(&a.a), unpack(&a.b), unpack(&b.a), unpack(&b.b)])
             .collect();
         Ok(crate::measure::element_forces(&self.cloth, &stress, &force, &grad))
     }

@@ -2,16 +2,12 @@
 //! of collide/impact.rs run on the host, from positions read back.
 
 use super::backend::GpuBackend;
-use super::layout::Displacement;
+use super::layout::{Displacement, unpack};
 use crate::collide::impact::Impacts;
 use crate::error::Result;
 use crate::step::sequence::resolve_impacts;
 use crate::step::{Integrator, StepInput};
 use glam::DVec3;
-
-fn vec3(a: &[f32; 4]) -> DVec3 {
-    DVec3::new(a[0] as f64, a[1] as f64, a[2] as f64)
-}
 
 impl GpuBackend {
     /// Reads the positions back, resolves on the host, and writes back the
@@ -38,7 +34,7 @@ impl GpuBackend {
             let new = (moved[i] - self.x_start[i]) / h;
             if mixed {
                 let t = &mut v_tilde[i];
-                let carried = vec3(t) + new - vec3(&v[i]);
+                let carried = unpack(t) + new - unpack(&v[i]);
                 *t = [carried.x as f32, carried.y as f32, carried.z as f32, t[3]];
             }
             v[i] = [new.x as f32, new.y as f32, new.z as f32, v[i][3]];

@@ -77,9 +77,13 @@ impl Displacement {
     }
 
     pub fn value(&self) -> DVec3 {
-        let d = |a: &[f32; 4]| DVec3::new(a[0] as f64, a[1] as f64, a[2] as f64);
-        d(&self.hi) + d(&self.lo)
+        unpack(&self.hi) + unpack(&self.lo)
     }
+}
+
+/// The `xyz` of a WGSL `vec4<f32>` word, in f64.
+pub fn unpack(a: &[f32; 4]) -> DVec3 {
+    DVec3::new(a[0] as f64, a[1] as f64, a[2] as f64)
 }
 
 /// WGSL `FaceRest`.
@@ -224,7 +228,7 @@ impl PairGpu {
         crate::collide::proximity::Pair {
             v: self.v,
             c: self.c.map(f64::from),
-            n: glam::DVec3::new(self.n[0] as f64, self.n[1] as f64, self.n[2] as f64),
+            n: unpack(&self.n),
             d: self.n[3] as f64,
         }
     }
