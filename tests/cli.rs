@@ -550,3 +550,56 @@ fn outputs_of_the_wrong_kind_name_their_option() {
     assert!(err.matches("os error").count() == 1, "{err}");
     std::fs::remove_dir_all(&out).ok();
 }
+
+/// `crease experiment --jobs` runs variants side by side and changes no
+/// byte of what they leave: every variant's frames and run record, and the
+/// contact sheet, are the same with one job and with three (more than this
+/// machine's cores). Only the timings (metrics.csv's ms_per_step, the
+/// summaries' wall seconds) may differ.
+#[test]
+fn experiment_variants_run_side_by_side_to_the_same_bytes() {
+    fn files(dir: &std::path::Path, under: &std::path::Path, out: &mut Vec<(String, Vec<u8>)>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+        entries.sort();
+        for path in entries {
+            let name = path.file_name().unwrap().to_str().unwrap();
+            if path.is_dir() {
+                files(&path, under, out);
+            } else if !["metrics.csv", "summary.json", "experiment.json"].contains(&name) {
+                let relative = path.strip_prefix(under).unwrap().display().to_string();
+                out.push((relative, std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    let out = temp("cli-jobs");
+    let mut runs = Vec::new();
+    for jobs in ["1", "3"] {
+        let dir = out.join(jobs);
+        let o = crease(&[
+            "experiment",
+            "twist-flatten",
+            "--backend",
+            "cpu",
+            "--quiet",
+            "--jobs",
+            jobs,
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let mut found = Vec::new();
+        files(&dir, &dir, &mut found);
+        runs.push(found);
+    }
+    let frames = runs[0].iter().filter(|(name, _)| name.ends_with(".obj")).count();
+    assert!(
+        frames >= 12 && runs[0].iter().any(|(name, _)| name == "sheet.png"),
+        "{frames} frames"
+    );
+    let names = |run: &[(String, Vec<u8>)]| run.iter().map(|f| f.0.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&runs[0]), names(&runs[1]));
+    for ((name, one), (_, three)) in runs[0].iter().zip(&runs[1]) {
+        assert!(one == three, "{name} differs between --jobs 1 and --jobs 3");
+    }
+    std::fs::remove_dir_all(&out).ok();
+}

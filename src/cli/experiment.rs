@@ -1,6 +1,6 @@
 //! `crease experiment`: every variant of one of the papers' experiments, and its table.
 
-use super::{BackendChoice, make_backend, make_renderer, resolve};
+use super::{BackendChoice, make_backend_on, make_renderer, on_gpu, resolve};
 use anyhow::Result;
 use crease::experiment::WORST;
 use crease::scene::Scene;
@@ -21,6 +21,11 @@ pub struct ExperimentArgs {
     /// No per-variant progress lines.
     #[arg(long)]
     pub quiet: bool,
+    /// Variants run at once on the CPU backend, sharing the cores (default:
+    /// one per core, each on one thread); the GPU backend runs one at a
+    /// time. The results are the same bytes whatever the number.
+    #[arg(long)]
+    pub jobs: Option<usize>,
 }
 
 pub fn experiment(args: ExperimentArgs) -> Result<()> {
@@ -30,6 +35,7 @@ pub fn experiment(args: ExperimentArgs) -> Result<()> {
         backend,
         set,
         quiet,
+        jobs,
     } = args;
     let exp = crease::experiment::find(&name)?;
     let out_dir = out.unwrap_or_else(|| PathBuf::from("out").join(&name));
@@ -38,17 +44,33 @@ pub fn experiment(args: ExperimentArgs) -> Result<()> {
     // Resolved once, not per variant (each would probe the GPU).
     let backend = resolve(backend);
     let renderer = make_renderer(backend)?;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let jobs = match (on_gpu(backend)?, jobs) {
+        (true, _) => 1,
+        (false, Some(0)) => {
+            return Err(crease::Error::Argument {
+                arg: "--jobs 0".into(),
+                message: "must be at least 1 (variants run at once)".into(),
+            }
+            .into());
+        }
+        (false, Some(n)) => n,
+        (false, None) => cores,
+    };
+    // The cores shared among the variants running at once.
+    let threads = (cores / jobs).max(1);
     let result = crease::experiment::run(
         &exp,
         &set,
         &out_dir,
-        &|scene: &Scene| make_backend(backend, scene),
+        &|scene: &Scene| make_backend_on(backend, scene, threads),
         &renderer,
-        &mut |k, variant| {
+        &|k, variant| {
             if !quiet {
                 eprintln!("[{}/{count}] {name}: {variant}", k + 1);
             }
         },
+        jobs,
     )?;
     print!("{:<24}", "variant");
     for c in exp.columns {

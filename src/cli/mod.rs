@@ -140,9 +140,15 @@ pub fn make_renderer(choice: BackendChoice) -> crease::Result<crease::render::Re
 }
 
 pub fn make_backend(choice: BackendChoice, scene: &Scene) -> crease::Result<Box<dyn Backend>> {
+    make_backend_on(choice, scene, 0)
+}
+
+/// As [`make_backend`], a CPU backend stepping on `threads` threads (0:
+/// every core).
+pub fn make_backend_on(choice: BackendChoice, scene: &Scene, threads: usize) -> crease::Result<Box<dyn Backend>> {
     Ok(if on_gpu(choice)? {
         Box::new(GpuBackend::new(Arc::clone(&scene.cloth))?)
     } else {
-        Box::new(CpuBackend::new(Arc::clone(&scene.cloth)))
+        Box::new(CpuBackend::with_threads(Arc::clone(&scene.cloth), threads))
     })
 }
