@@ -44,7 +44,8 @@ pub fn experiment(args: ExperimentArgs) -> Result<()> {
     // Resolved once, not per variant (each would probe the GPU).
     let backend = resolve(backend);
     let renderer = make_renderer(backend)?;
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // rayon's global pool's size: RAYON_NUM_THREADS or the cores.
+    let cores = rayon::current_num_threads();
     let jobs = match (on_gpu(backend)?, jobs) {
         (true, _) => 1,
         (false, Some(0)) => {
