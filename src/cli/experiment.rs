@@ -46,17 +46,22 @@ pub fn experiment(args: ExperimentArgs) -> Result<()> {
     let renderer = make_renderer(backend)?;
     // rayon's global pool's size: RAYON_NUM_THREADS or the cores.
     let cores = rayon::current_num_threads();
-    let jobs = match (on_gpu(backend)?, jobs) {
-        (true, _) => 1,
-        (false, Some(0)) => {
-            return Err(crease::Error::Argument {
-                arg: "--jobs 0".into(),
-                message: "must be at least 1 (variants run at once)".into(),
-            }
-            .into());
+    if jobs == Some(0) {
+        return Err(crease::Error::Argument {
+            arg: "--jobs 0".into(),
+            message: "must be at least 1 (variants run at once)".into(),
         }
-        (false, Some(n)) => n,
-        (false, None) => cores,
+        .into());
+    }
+    let jobs = match (on_gpu(backend)?, jobs) {
+        (true, Some(n)) if n > 1 => {
+            eprintln!(
+                "--jobs {n}: the GPU backend runs the variants one at a time (--backend cpu runs them side by side)"
+            );
+            1
+        }
+        (true, _) => 1,
+        (false, n) => n.unwrap_or(cores),
     };
     // The cores shared among the variants running at once.
     let threads = (cores / jobs).max(1);
