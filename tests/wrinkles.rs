@@ -15,13 +15,6 @@ fn cpu(scene: &Scene) -> Box<dyn Backend> {
     Box::new(CpuBackend::new(Arc::clone(&scene.cloth)))
 }
 
-/// Variants an experiment runs at once here, each on [`one_thread`].
-const JOBS: usize = 2;
-
-fn one_thread(scene: &Scene) -> Box<dyn Backend> {
-    Box::new(CpuBackend::with_threads(Arc::clone(&scene.cloth), 1))
-}
-
 /// Final measures of an experiment's variant (with extra overrides), run
 /// once per test binary and shared between tests.
 fn run_checked(exp: &str, variant: &str, extra: &[&str], settled: bool) -> Measures {
@@ -353,7 +346,7 @@ fn claim_8_crease_recovery_falls_with_the_hold_for_friction_plasticity_and_both(
     let sets = vec!["timeline.recover.duration=0.8".to_string()];
     let renderer = crease::render::Renderer::Cpu;
     let run = |sets: &[String], dir: &std::path::Path| {
-        crease::experiment::run(&exp, sets, dir, &|s| Ok(one_thread(s)), &renderer, &|_, _| {}, JOBS).unwrap()
+        crease::experiment::run(&exp, sets, dir, &|s| Ok(cpu(s)), &renderer, &|_, _| {}, 1).unwrap()
     };
     // A variant's derived figure in an experiment's result.
     let figure = |result: &serde_json::Value, name: &str, key: &str| -> f64 {
@@ -420,8 +413,7 @@ fn the_standard_crease_recovery_test_recovers_less_after_a_long_press() {
         let dir = std::env::temp_dir().join(format!("crease-iso-{tag}-{}", std::process::id()));
         let mut sets = vec!["timeline.recover.duration=0.25".to_string()];
         sets.extend(extra.iter().map(|s| s.to_string()));
-        let result =
-            crease::experiment::run(&exp, &sets, &dir, &|s| Ok(one_thread(s)), &renderer, &|_, _| {}, JOBS).unwrap();
+        let result = crease::experiment::run(&exp, &sets, &dir, &|s| Ok(cpu(s)), &renderer, &|_, _| {}, 1).unwrap();
         assert!(dir.join("crease-recovery.png").exists());
         std::fs::remove_dir_all(&dir).ok();
         let v = result["variants"].as_array().unwrap();
@@ -452,7 +444,7 @@ fn the_standard_crease_recovery_test_recovers_less_after_a_long_press() {
 fn recovery_against_log_hold(exp: &crease::experiment::Experiment, sets: &[String], tag: &str) -> (Vec<f64>, f64, f64) {
     let dir = std::env::temp_dir().join(format!("crease-{tag}-{}", std::process::id()));
     let renderer = crease::render::Renderer::Cpu;
-    let result = crease::experiment::run(exp, sets, &dir, &|s| Ok(one_thread(s)), &renderer, &|_, _| {}, JOBS).unwrap();
+    let result = crease::experiment::run(exp, sets, &dir, &|s| Ok(cpu(s)), &renderer, &|_, _| {}, 1).unwrap();
     std::fs::remove_dir_all(&dir).ok();
     let points: Vec<(f64, f64)> = result["variants"]
         .as_array()
