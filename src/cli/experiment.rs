@@ -37,6 +37,13 @@ pub fn experiment(args: ExperimentArgs) -> Result<()> {
         quiet,
         jobs,
     } = args;
+    if jobs == Some(0) {
+        return Err(crease::Error::Argument {
+            arg: "--jobs 0".into(),
+            message: "must be at least 1 (variants run at once)".into(),
+        }
+        .into());
+    }
     let exp = crease::experiment::find(&name)?;
     let out_dir = out.unwrap_or_else(|| PathBuf::from("out").join(&name));
     super::check_output("--out", &out_dir, true)?;
@@ -46,13 +53,6 @@ pub fn experiment(args: ExperimentArgs) -> Result<()> {
     let renderer = make_renderer(backend)?;
     // rayon's global pool's size: RAYON_NUM_THREADS or the cores.
     let cores = rayon::current_num_threads();
-    if jobs == Some(0) {
-        return Err(crease::Error::Argument {
-            arg: "--jobs 0".into(),
-            message: "must be at least 1 (variants run at once)".into(),
-        }
-        .into());
-    }
     let jobs = match (on_gpu(backend)?, jobs) {
         (true, Some(n)) if n > 1 => {
             eprintln!(
