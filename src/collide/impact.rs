@@ -128,10 +128,15 @@ fn swept_grid<const N: usize>(primitives: &[[u32; N]], x0: &[DVec3], x1: &[DVec3
     BoxGrid::new(primitives.iter().map(|v| swept(v, x0, x1, pad)).collect())
 }
 
-/// The primitives with a vertex for which `moved` holds.
+/// Whether a primitive's vertices `v` include one for which `moved` holds.
+fn touches(v: &[u32], moved: &[bool]) -> bool {
+    v.iter().any(|&i| moved[i as usize])
+}
+
+/// The primitives that [`touches`] the moved vertices.
 fn touching<const N: usize>(primitives: &[[u32; N]], moved: &[bool]) -> Vec<u32> {
     (0..primitives.len() as u32)
-        .filter(|&i| primitives[i as usize].iter().any(|&v| moved[v as usize]))
+        .filter(|&i| touches(&primitives[i as usize], moved))
         .collect()
 }
 
@@ -214,7 +219,7 @@ pub fn collisions_touching(
         let mut out = Vec::new();
         segments.overlapping(&segments.boxes()[e as usize], |g| {
             // A pair of two touched edges comes from the lower one's query.
-            if g != e && (g > e || !edges[g as usize].iter().any(|&v| moved[v as usize])) {
+            if g != e && (g > e || !touches(&edges[g as usize], moved)) {
                 out.extend(edge_edge(e, g, edges, x0, x1, eta));
             }
         });
