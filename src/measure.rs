@@ -1,6 +1,8 @@
 //! Energies, bend statistics and channel statistics of a state, computed
 //! the same way for every backend (a GPU backend reads its state back).
 
+pub mod fold;
+
 use crate::cloth::Cloth;
 use crate::model::bending::{BendingModel, bridson_factor, dihedral, energy, unwrap};
 use crate::model::channel::{ChannelState, Channels, FrictionModel, Models, PlasticModel};

@@ -7,6 +7,7 @@
 use super::recovery::RECOVERY_HOLDS as HOLDS;
 use super::{Variant, variant};
 use crate::error::{Error, Result};
+use crate::measure::fold::{FoldRows, NO_FOLD};
 use crate::mesh::read_obj;
 use crate::plot::{Chart, Metrics, Series, draw_charts};
 use crate::render::source;
@@ -38,50 +39,6 @@ pub fn variants() -> Vec<Variant> {
         }
     }
     out
-}
-
-/// The specimen's three rows across its length (by its flat first frame):
-/// the clamped end, the fold line and the free end.
-struct Rows {
-    base: Vec<usize>,
-    fold: Vec<usize>,
-    tip: Vec<usize>,
-}
-
-impl Rows {
-    fn of(flat: &[DVec3], path: &Path) -> Result<Rows> {
-        let (lo, hi) = flat
-            .iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| (a.min(p.x), b.max(p.x)));
-        let row = |x: f64| -> Vec<usize> {
-            let tol = 1e-6 * (hi - lo);
-            (0..flat.len()).filter(|&i| (flat[i].x - x).abs() <= tol).collect()
-        };
-        let rows = Rows {
-            base: row(lo),
-            fold: row(0.5 * (lo + hi)),
-            tip: row(hi),
-        };
-        if rows.fold.is_empty() {
-            return Err(Error::File {
-                path: path.to_path_buf(),
-                message: "no row of vertices on the fold line: the specimen's resolution along its length must be \
-                          even"
-                    .into(),
-            });
-        }
-        Ok(rows)
-    }
-
-    /// The recovery angle, degrees: between the chords from the fold to the
-    /// clamped end and to the free end (0 folded flat, 180 open flat).
-    fn angle(&self, x: &[DVec3]) -> f64 {
-        let mean = |rows: &[usize]| rows.iter().map(|&i| x[i]).sum::<DVec3>() / rows.len() as f64;
-        let fold = mean(&self.fold);
-        (mean(&self.base) - fold)
-            .angle_between(mean(&self.tip) - fold)
-            .to_degrees()
-    }
 }
 
 /// Per variant: the hold's material time, the angle as the weight begins
@@ -129,7 +86,10 @@ pub fn analyse(out_dir: &Path, result: &mut Value) -> Result<()> {
             });
         }
         let positions = |k: usize| -> Result<Vec<DVec3>> { Ok(read_obj(&frames[k], 1.0)?.positions) };
-        let rows = Rows::of(&positions(0)?, &frames[0])?;
+        let rows = FoldRows::of(&positions(0)?).ok_or_else(|| Error::File {
+            path: frames[0].clone(),
+            message: NO_FOLD.into(),
+        })?;
         let angles = (release..frames.len())
             .map(|k| Ok((time[k] - time[release], rows.angle(&positions(k)?))))
             .collect::<Result<Vec<_>>>()?;

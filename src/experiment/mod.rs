@@ -17,8 +17,6 @@ use crate::util::Image;
 use glam::DVec3;
 use serde_json::{Value, json};
 use std::path::Path;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub struct Variant {
     pub name: String,
@@ -507,36 +505,10 @@ pub fn run(
         .iter()
         .map(|v| Ok((v.name.clone(), variant_scene(exp, v, user_sets)?)))
         .collect::<Result<Vec<(String, Scene)>>>()?;
-    let count = scenes.len();
-    let next = AtomicUsize::new(0);
-    let outcomes: Vec<Mutex<Option<Result<Value>>>> = (0..count).map(|_| Mutex::new(None)).collect();
-    std::thread::scope(|s| {
-        for _ in 0..jobs.clamp(1, count.max(1)) {
-            s.spawn(|| {
-                loop {
-                    let k = next.fetch_add(1, Ordering::Relaxed);
-                    if k >= count {
-                        break;
-                    }
-                    started(k, &exp.variants[k].name);
-                    let outcome = run_variant(exp, &exp.variants[k], &scenes[k].1, user_sets, out_dir, backend);
-                    if outcome.is_err() {
-                        next.store(count, Ordering::Relaxed);
-                    }
-                    *outcomes[k].lock().unwrap_or_else(|e| e.into_inner()) = Some(outcome);
-                }
-            });
-        }
-    });
-    // In variant order. Variants start in order, so one that never started
-    // comes after the one that failed, whose error is returned first.
-    let mut variants = Vec::with_capacity(count);
-    for outcome in outcomes {
-        match outcome.into_inner().unwrap_or_else(|e| e.into_inner()) {
-            Some(outcome) => variants.push(outcome?),
-            None => break,
-        }
-    }
+    let variants = crate::util::jobs::each(jobs, scenes.len(), |k| {
+        started(k, &exp.variants[k].name);
+        run_variant(exp, &exp.variants[k], &scenes[k].1, user_sets, out_dir, backend)
+    })?;
     let mut result = json!({ "experiment": exp.name, "variants": variants });
     if let Some(analyse) = exp.analyse {
         analyse(out_dir, &mut result)?;

@@ -113,7 +113,7 @@ fn jacobian(r: &impl Fn(&[f64]) -> Vec<f64>, p: &[f64], scale: &[f64]) -> Vec<Ve
         .collect()
 }
 
-fn dot(a: &[f64], b: &[f64]) -> f64 {
+pub fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 

@@ -12,6 +12,7 @@
 
 pub mod bending;
 mod lm;
+pub mod recovery;
 pub mod report;
 pub mod stretch;
 

@@ -1,7 +1,7 @@
 //! `crease fit stretch|bending`: read the measurements, fit, write the JSON
 //! and the plot, and return the report the command prints.
 
-use super::{Fit, bending, stretch};
+use super::{Fit, bending, recovery, stretch};
 use crate::error::{Error, Result};
 use crate::plot::draw_charts;
 use crate::util::write_atomic;
@@ -267,4 +267,139 @@ fn finish(
     draw_charts(charts, 1)?.save(&plot)?;
     let _ = writeln!(out, "wrote {}", plot.display());
     Ok(())
+}
+
+/// `crease fit recovery`: fits `free` to the table at `table` by
+/// simulating `specimen`, and writes the JSON and the plot.
+pub fn recovery(
+    table: &Path,
+    specimen: &recovery::Specimen,
+    free: &[recovery::Param],
+    max_iterations: usize,
+    json_out: Option<&Path>,
+    plot: Option<&Path>,
+) -> Result<String> {
+    use recovery::Param;
+    let rows = recovery::read(table)?;
+    let fit = recovery::fit(&rows, specimen, free, max_iterations)?;
+    let mut out = format!(
+        "the core model's bending channel from crease recovery, {} ({} measurements; specimen `{}`{}), Gong 2025 Eq. 7-14:\n",
+        table.display(),
+        rows.len(),
+        specimen.scene,
+        if specimen.sets.is_empty() {
+            String::new()
+        } else {
+            format!(" with {}", specimen.sets.join(" "))
+        }
+    );
+    let _ = writeln!(
+        out,
+        "  {} Levenberg-Marquardt iterations, {} specimens simulated",
+        fit.iterations, fit.simulations
+    );
+    for p in Param::ALL {
+        let value = fit.values[p.index()];
+        let note = match fit.free.iter().position(|q| *q == p) {
+            None => "  (the scene's)".to_string(),
+            Some(j) => {
+                let from = format!(
+                    "from {:.4e}, {:.2} deg per ln",
+                    fit.start[p.index()],
+                    fit.sensitivities[j]
+                );
+                match fit.standard_errors[j] {
+                    Some(e) => format!(" +- {e:.2e}  ({from})"),
+                    None if rows.len() <= free.len() => format!("  (no more rows than parameters; {from})"),
+                    None => format!("  (not determined: no row's angle moves with it; {from})"),
+                }
+            }
+        };
+        let _ = writeln!(out, "  {:7} = {value:.4e}{note} {}", p.name(), p.unit());
+    }
+    let labels = rows.iter().zip(&fit.angles).map(|(r, a)| {
+        format!(
+            "line {:>3}  hold {:>8} s  {:>6} N  measured {:>6.2} deg  simulated {a:>6.2}",
+            r.line, r.hold, r.load, r.angle
+        )
+    });
+    residual_lines(&mut out, "deg", fit.rms_residual, &fit.residuals, labels);
+    let material = recovery_material(&fit.values);
+    let _ = writeln!(
+        out,
+        "in a scene, beside cloth.material's preset: {}",
+        serde_json::to_string(&material).unwrap_or_default()
+    );
+    let named = |f: &dyn Fn(Param) -> serde_json::Value| -> serde_json::Map<String, serde_json::Value> {
+        Param::ALL.iter().map(|p| (p.name().to_string(), f(*p))).collect()
+    };
+    let error = |p: Param| fit.free.iter().position(|q| *q == p).map(|j| fit.standard_errors[j]);
+    let value = json!({
+        "table": table.display().to_string(),
+        "scene": specimen.scene,
+        "sets": specimen.sets,
+        "free": fit.free.iter().map(|p| p.name()).collect::<Vec<_>>(),
+        "parameters": named(&|p| json!(fit.values[p.index()])),
+        "start": named(&|p| json!(fit.start[p.index()])),
+        "standard_errors": named(&|p| json!(error(p).flatten())),
+        "sensitivities_deg": fit.free.iter().zip(&fit.sensitivities).map(|(p, s)| (p.name().to_string(), json!(s))).collect::<serde_json::Map<_, _>>(),
+        "material": material,
+        "rows": rows.iter().zip(&fit.angles).map(|(r, a)| json!({
+            "line": r.line, "hold_s": r.hold, "load_n": r.load, "recovery_deg": r.angle, "simulated_deg": a,
+        })).collect::<Vec<_>>(),
+        "rms_residual_deg": fit.rms_residual,
+        "iterations": fit.iterations,
+        "simulations": fit.simulations,
+    });
+    finish(
+        &mut out,
+        &value,
+        json_out,
+        plot,
+        table,
+        &[recovery_chart(&rows, &fit.angles)],
+    )?;
+    Ok(out)
+}
+
+/// The fitted values as `cloth.material`'s fields.
+fn recovery_material(v: &recovery::Values) -> serde_json::Value {
+    json!({
+        "bending_friction": { "eps_0": v[0], "eps_inf": v[1], "tau": v[2] },
+        "bending_plasticity": { "k_h0": v[3], "g": v[4], "tau": v[5], "yield_strain": v[6] },
+    })
+}
+
+/// Measured and simulated recovery angles against the hold (log), per load.
+fn recovery_chart(rows: &[recovery::Row], angles: &[f64]) -> crate::plot::Chart {
+    let mut series: Vec<crate::plot::Series> = Vec::new();
+    let mut loads: Vec<f64> = rows.iter().map(|r| r.load).collect();
+    loads.sort_by(f64::total_cmp);
+    loads.dedup();
+    for load in loads {
+        let mut points: Vec<(f64, f64, f64)> = rows
+            .iter()
+            .zip(angles)
+            .filter(|(r, _)| r.load == load)
+            .map(|(r, a)| (r.hold, r.angle, *a))
+            .collect();
+        points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        series.push(crate::plot::Series {
+            name: format!("measured, {load} N"),
+            points: points.iter().map(|p| (p.0, p.1)).collect(),
+            markers: true,
+        });
+        series.push(crate::plot::Series {
+            name: format!("simulated at the fit, {load} N"),
+            points: points.iter().map(|p| (p.0, p.2)).collect(),
+            markers: false,
+        });
+    }
+    crate::plot::Chart {
+        title: "Recovery angle (deg) against the time pressed".into(),
+        x_label: "hold, s (log)".into(),
+        log_x: true,
+        series,
+        marks: Vec::new(),
+    }
 }
