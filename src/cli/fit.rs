@@ -66,8 +66,11 @@ pub enum FitKind {
     Recovery {
         data: PathBuf,
         /// The parameters to fit, of eps_0, eps_inf, tau_f (dwell
-        /// friction), k_h0, g, tau_p, yield (hardening plasticity).
-        #[arg(long, value_delimiter = ',', default_value = "tau_f,tau_p,g")]
+        /// friction), k_h0, g, tau_p, yield (hardening plasticity), or
+        /// `all`. Which ones a table sees depends on the fabric and the
+        /// specimen: `--free all --max-iterations 0` prints each one's
+        /// sensitivity.
+        #[arg(long, value_delimiter = ',', required = true)]
         free: Vec<String>,
         /// The specimen's scene (built-in name or JSON path).
         #[arg(long, default_value = "crease-recovery")]
@@ -140,13 +143,19 @@ pub fn fit(which: FitKind) -> Result<()> {
             plot,
         } => {
             use crease::fit::recovery::{Param, Specimen};
+            let all = free.len() == 1 && free[0].trim() == "all";
+            let free = if all {
+                Param::ALL.map(|p| p.name().to_string()).to_vec()
+            } else {
+                free
+            };
             let free = free
                 .iter()
                 .map(|name| {
                     Param::parse(name.trim()).ok_or_else(|| crease::Error::Argument {
                         arg: "--free".into(),
                         message: format!(
-                            "`{name}` is not a parameter; choose from {}",
+                            "`{name}` is not a parameter; choose from {}, or `all`",
                             Param::ALL.map(Param::name).join(", ")
                         ),
                     })
