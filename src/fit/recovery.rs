@@ -263,30 +263,47 @@ impl Specimen {
     /// of one load share the fold and the press, simulated once per load
     /// up to the hold and continued from there per row.
     pub fn angles(&self, sets: &[Values], rows: &[Row]) -> Result<Vec<Vec<f64>>> {
+        // An error names the values and the row it came from.
+        let context = |values: &Values, row: Option<&Row>, e: Error| {
+            let at = Param::ALL
+                .iter()
+                .zip(values)
+                .map(|(p, v)| format!("{} {v:.4e}", p.name()))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let row = row.map_or(String::new(), |r| format!(" for line {} of the table", r.line));
+            Error::Step(format!("simulating the crease-recovery specimen at {at}{row}: {e}"))
+        };
         let mut loads: Vec<f64> = rows.iter().map(|r| r.load).collect();
         loads.sort_by(f64::total_cmp);
         loads.dedup();
         let pressed = jobs::each(self.jobs, sets.len() * loads.len(), |k| {
             let (values, load) = (&sets[k / loads.len()], loads[k % loads.len()]);
-            let mut sim = Self::simulation(self.scene(values, load, None)?);
-            while sim.phase_name() != "hold" {
-                sim.step()?;
-            }
-            sim.save_state()
+            let press = || -> Result<_> {
+                let mut sim = Self::simulation(self.scene(values, load, None)?);
+                while sim.phase_name() != "hold" {
+                    sim.step()?;
+                }
+                sim.save_state()
+            };
+            press().map_err(|e| context(values, None, e))
         })?;
         let ends = jobs::each(self.jobs, sets.len() * rows.len(), |k| {
             let (s, row) = (k / rows.len(), &rows[k % rows.len()]);
-            let scene = self.scene(&sets[s], row.load, Some(row.hold))?;
-            let fold = FoldRows::of(&scene.cloth.mesh.positions)
-                .ok_or_else(|| Error::scene(&self.scene, "cloth.mesh", NO_FOLD))?;
-            let l = loads.iter().position(|&l| l == row.load).unwrap_or(0);
-            let (state, backend): &(SimState, BackendState) = &pressed[s * loads.len() + l];
-            let mut sim = Self::simulation(scene);
-            sim.restore_state(state, backend)?;
-            while !sim.done() {
-                sim.step()?;
-            }
-            Ok(fold.angle(&sim.backend().positions()?))
+            let recover = || -> Result<f64> {
+                let scene = self.scene(&sets[s], row.load, Some(row.hold))?;
+                let fold = FoldRows::of(&scene.cloth.mesh.positions)
+                    .ok_or_else(|| Error::scene(&self.scene, "cloth.mesh", NO_FOLD))?;
+                let l = loads.iter().position(|&l| l == row.load).unwrap_or(0);
+                let (state, backend): &(SimState, BackendState) = &pressed[s * loads.len() + l];
+                let mut sim = Self::simulation(scene);
+                sim.restore_state(state, backend)?;
+                while !sim.done() {
+                    sim.step()?;
+                }
+                Ok(fold.angle(&sim.backend().positions()?))
+            };
+            recover().map_err(|e| context(&sets[s], Some(row), e))
         })?;
         Ok(ends.chunks(rows.len().max(1)).map(<[f64]>::to_vec).collect())
     }
@@ -303,10 +320,15 @@ pub struct RecoveryFit {
     /// where no row's angle moves with the parameter (it is not
     /// determined), or where there are no more rows than parameters.
     pub standard_errors: Vec<Option<f64>>,
+    /// The correlation of each pair of fitted parameters' estimates (in
+    /// their logarithms): near +-1, the table determines a combination of
+    /// the two, not each (a dwell's `eps_inf` and `tau_f` where every hold
+    /// is short of the dwell's time: their ratio).
+    pub correlations: Vec<(Param, Param, f64)>,
     /// How far the angles move with each fitted parameter at the fit: the
     /// root mean square over the rows of `d angle / d ln p` (for `g`, `d
-    /// ln (1 - g)`), degrees. Next to the residuals it says which
-    /// parameters the table can see.
+    /// ln (1 - g)`) over +-30%, degrees. Next to the residuals it says
+    /// which parameters the table can see.
     pub sensitivities: Vec<f64>,
     /// The scene's own values, where the fit started.
     pub start: Values,
@@ -319,8 +341,14 @@ pub struct RecoveryFit {
     pub simulations: usize,
 }
 
-/// The forward differences' step in the fitted coordinates (10%).
+/// The forward differences' step in the fitted coordinates (10%), and
+/// the widest it grows to (a factor e^0.9) where no damped step along the
+/// narrow differences lowers the cost: on a fold whose hinges lock in
+/// steps the angle can be flat over 10% and move over 30%.
 const STEP: f64 = 0.1;
+const WIDEST_STEP: f64 = 0.9;
+/// The central differences' half step for the standard errors (30%).
+const WIDE_STEP: f64 = 0.3;
 
 /// Fits the `free` parameters to `rows` from the scene's own values, for
 /// at most `max_iterations` Levenberg-Marquardt steps (0: only the angles
@@ -338,11 +366,12 @@ pub fn fit(rows: &[Row], specimen: &Specimen, free: &[Param], max_iterations: us
     };
     let mut u: Vec<f64> = free.iter().map(|p| p.coordinate(start[p.index()])).collect();
     let mut r = model.residuals(std::slice::from_ref(&u))?.remove(0);
-    let mut jac = model.jacobian(&u, &r)?;
+    let mut h = STEP;
     let mut lambda = 1e-2;
     let mut iterations = 0;
     while iterations < max_iterations && n > 0 {
         iterations += 1;
+        let jac = model.jacobian(&u, &r, h)?;
         let jtj: Vec<Vec<f64>> = (0..n)
             .map(|i| (0..n).map(|j| dot(&jac[i], &jac[j])).collect())
             .collect();
@@ -374,20 +403,31 @@ pub fn fit(rows: &[Row], specimen: &Specimen, free: &[Param], max_iterations: us
                 _ => lambda *= 4.0,
             }
         }
-        let Some((trial, rt)) = accepted else { break };
+        let Some((trial, rt)) = accepted else {
+            if h < WIDEST_STEP {
+                h *= 3.0;
+                lambda = 1e-2;
+                continue;
+            }
+            break;
+        };
         let (gain, moved) = (
             (cost(&r) - cost(&rt)) / cost(&r).max(1e-300),
             trial.iter().zip(&u).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max),
         );
         u = trial;
         r = rt;
-        jac = model.jacobian(&u, &r)?;
         if gain < 1e-3 || moved < 1e-3 {
             break;
         }
+        h = STEP;
     }
-    // Standard errors: s^2 (J^T J)^-1 over the columns some row sees, in u,
-    // then through d value / d u.
+    // Standard errors and correlations: s^2 (J^T J)^-1 over the columns
+    // some row sees, in u (then through d value / d u), with J by central
+    // differences over +-30%: the slope of the angle's trend, where the
+    // narrow differences of the search may have caught one hinge's lock
+    // (a step) and would give errors far too small.
+    let jac = model.central(&u, WIDE_STEP)?;
     let seen: Vec<usize> = (0..n).filter(|&j| jac[j].iter().any(|x| *x != 0.0)).collect();
     let dof = rows.len() as f64 - seen.len() as f64;
     let variance = cost(&r) / dof.max(1.0);
@@ -396,12 +436,25 @@ pub fn fit(rows: &[Row], specimen: &Specimen, free: &[Param], max_iterations: us
         .map(|&i| seen.iter().map(|&j| dot(&jac[i], &jac[j])).collect())
         .collect();
     let mut standard_errors = vec![None; n];
+    let mut correlations = Vec::new();
     if dof >= 1.0 {
+        let columns: Option<Vec<Vec<f64>>> = (0..seen.len())
+            .map(|k| {
+                let mut unit = vec![0.0; seen.len()];
+                unit[k] = 1.0;
+                solve(jtj.clone(), unit)
+            })
+            .collect();
         for (k, &j) in seen.iter().enumerate() {
-            let mut unit = vec![0.0; seen.len()];
-            unit[k] = 1.0;
-            let e = solve(jtj.clone(), unit).map_or(f64::INFINITY, |c| (variance * c[k]).max(0.0).sqrt());
+            let e = columns
+                .as_ref()
+                .map_or(f64::INFINITY, |c| (variance * c[k][k]).max(0.0).sqrt());
             standard_errors[j] = Some(e * free[j].slope(u[j]).abs());
+            for (l, &i) in seen.iter().enumerate().take(k) {
+                if let Some(c) = &columns {
+                    correlations.push((free[i], free[j], c[l][k] / (c[l][l] * c[k][k]).sqrt()));
+                }
+            }
         }
     }
     let sensitivities = jac.iter().map(|c| (cost(c) / c.len().max(1) as f64).sqrt()).collect();
@@ -410,6 +463,7 @@ pub fn fit(rows: &[Row], specimen: &Specimen, free: &[Param], max_iterations: us
         values,
         free: free.to_vec(),
         standard_errors,
+        correlations,
         sensitivities,
         start,
         angles: r.iter().zip(rows).map(|(x, row)| x + row.angle).collect(),
@@ -463,14 +517,14 @@ impl Model<'_> {
     }
 
     /// The Jacobian's columns at `u` (residuals `r`), by forward
-    /// differences of `STEP` (backward at `g`'s bound).
-    fn jacobian(&mut self, u: &[f64], r: &[f64]) -> Result<Vec<Vec<f64>>> {
+    /// differences of `h` (backward at `g`'s bound).
+    fn jacobian(&mut self, u: &[f64], r: &[f64], h: f64) -> Result<Vec<Vec<f64>>> {
         let probes: Vec<Vec<f64>> = (0..u.len())
             .map(|j| {
                 let mut p = u.to_vec();
-                p[j] = self.free[j].clamp(u[j] + STEP);
+                p[j] = self.free[j].clamp(u[j] + h);
                 if p[j] == u[j] {
-                    p[j] = self.free[j].clamp(u[j] - STEP);
+                    p[j] = self.free[j].clamp(u[j] - h);
                 }
                 p
             })
@@ -480,6 +534,27 @@ impl Model<'_> {
             .map(|j| {
                 let h = probes[j][j] - u[j];
                 at[j].iter().zip(r).map(|(a, b)| (a - b) / h).collect()
+            })
+            .collect())
+    }
+}
+
+impl Model<'_> {
+    /// The Jacobian's columns at `u` by central differences of `h` (one
+    /// side at `g`'s bound).
+    fn central(&mut self, u: &[f64], h: f64) -> Result<Vec<Vec<f64>>> {
+        let probe = |j: usize, d: f64| {
+            let mut p = u.to_vec();
+            p[j] = self.free[j].clamp(u[j] + d);
+            p
+        };
+        let probes: Vec<Vec<f64>> = (0..u.len()).flat_map(|j| [probe(j, h), probe(j, -h)]).collect();
+        let at = self.residuals(&probes)?;
+        Ok((0..u.len())
+            .map(|j| {
+                let (hi, lo) = (&probes[2 * j], &probes[2 * j + 1]);
+                let h = hi[j] - lo[j];
+                at[2 * j].iter().zip(&at[2 * j + 1]).map(|(a, b)| (a - b) / h).collect()
             })
             .collect())
     }

@@ -317,6 +317,14 @@ pub fn recovery(
         };
         let _ = writeln!(out, "  {:7} = {value:.4e}{note} {}", p.name(), p.unit());
     }
+    for (a, b, c) in fit.correlations.iter().filter(|c| c.2.abs() > 0.9) {
+        let _ = writeln!(
+            out,
+            "  note: {} and {} are correlated {c:+.3}: the table determines a combination of the two more than each",
+            a.name(),
+            b.name()
+        );
+    }
     let labels = rows.iter().zip(&fit.angles).map(|(r, a)| {
         format!(
             "line {:>3}  hold {:>8} s  {:>6} N  measured {:>6.2} deg  simulated {a:>6.2}",
@@ -342,6 +350,7 @@ pub fn recovery(
         "parameters": named(&|p| json!(fit.values[p.index()])),
         "start": named(&|p| json!(fit.start[p.index()])),
         "standard_errors": named(&|p| json!(error(p).flatten())),
+        "correlations": fit.correlations.iter().map(|(a, b, c)| json!([a.name(), b.name(), c])).collect::<Vec<_>>(),
         "sensitivities_deg": fit.free.iter().zip(&fit.sensitivities).map(|(p, s)| (p.name().to_string(), json!(s))).collect::<serde_json::Map<_, _>>(),
         "material": material,
         "rows": rows.iter().zip(&fit.angles).map(|(r, a)| json!({
