@@ -333,7 +333,7 @@ fn check_intersections_counts_crossings_per_frame() {
 }
 
 #[test]
-fn fit_stretch_and_bending_write_parameters_and_a_plot() {
+fn fit_stretch_bending_and_recovery_write_parameters_and_a_plot() {
     use crease::fit::{bending, stretch};
     let out = temp("cli-fit");
     std::fs::create_dir_all(&out).unwrap();
@@ -433,6 +433,45 @@ fn fit_stretch_and_bending_write_parameters_and_a_plot() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stdout).contains("warning: the parameters are not physical"));
     assert!(json.exists());
+
+    // Crease recovery: the sensitivities pass (`--max-iterations 0`) on a
+    // small specimen, through the file a user writes; its JSON names every
+    // parameter, the fitted ones with their errors, and every row.
+    let data = out.join("recovery.csv");
+    std::fs::write(&data, "hold_s,load_n,recovery_deg\n1,10,43\n100,10,39\n1000,10,37\n").unwrap();
+    let json = out.join("recovery.json");
+    let o = crease(&[
+        "fit",
+        "recovery",
+        data.to_str().unwrap(),
+        "--free",
+        "yield,tau_p",
+        "--set",
+        "cloth.mesh.grid.resolution=[10, 4]",
+        "--set",
+        "timeline.recover.duration=0.25",
+        "--max-iterations",
+        "0",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let report = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        report.contains("(the scene's)") && report.contains("deg per ln"),
+        "{report}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["parameters"]["yield"], 1.8, "{v}");
+    assert!(v["standard_errors"]["yield"].as_f64().unwrap() > 0.0, "{v}");
+    assert!(v["standard_errors"]["eps_0"].is_null(), "not fitted: {v}");
+    assert_eq!(v["rows"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        v["simulations"], 15,
+        "5 points (the start, each parameter +-30%) of 3 rows: {v}"
+    );
+    assert_eq!(v["material"]["bending_plasticity"]["tau"], 30.0, "{v}");
+    assert!(out.join("recovery.fit.png").exists());
     std::fs::remove_dir_all(&out).ok();
 }
 
