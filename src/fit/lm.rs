@@ -7,27 +7,14 @@
 /// difference step is 1e-6 of it).
 pub fn minimise(r: impl Fn(&[f64]) -> Vec<f64>, mut p: Vec<f64>, scale: &[f64]) -> Vec<f64> {
     let cost = |p: &[f64]| cost(&r, p);
-    let n = p.len();
     let mut lambda = 1e-3;
     let mut current = cost(&p);
     for _ in 0..500 {
-        let r0 = r(&p);
-        let jac = jacobian(&r, &p, scale);
-        let jtj: Vec<Vec<f64>> = (0..n)
-            .map(|i| (0..n).map(|j| dot(&jac[i], &jac[j])).collect())
-            .collect();
-        let jtr: Vec<f64> = (0..n).map(|i| -dot(&jac[i], &r0)).collect();
-        // Try damped steps until one lowers the cost (Marquardt's scaling:
-        // the damping is proportional to J^T J's diagonal, floored so that a
-        // parameter the data does not see, a zero column, stays put).
-        let floor = 1e-9 * (0..n).map(|i| jtj[i][i]).fold(0.0, f64::max).max(1e-300);
+        let normal = Normal::new(&jacobian(&r, &p, scale), &r(&p));
+        // Try damped steps until one lowers the cost.
         let mut improved = false;
         while lambda < 1e12 {
-            let mut m = jtj.clone();
-            for (i, row) in m.iter_mut().enumerate() {
-                row[i] += lambda * jtj[i][i].max(floor);
-            }
-            let Some(step) = solve(m, jtr.clone()) else {
+            let Some(step) = normal.damped_step(lambda) else {
                 lambda *= 10.0;
                 continue;
             };
@@ -52,6 +39,39 @@ pub fn minimise(r: impl Fn(&[f64]) -> Vec<f64>, mut p: Vec<f64>, scale: &[f64]) 
         }
     }
     p
+}
+
+/// The normal equations of a Gauss-Newton step, `J^T J d = -J^T r`, for
+/// the Jacobian's columns `jac` and the residuals `r`.
+pub struct Normal {
+    jtj: Vec<Vec<f64>>,
+    jtr: Vec<f64>,
+    /// The least damping of a column (1e-9 of the largest diagonal).
+    floor: f64,
+}
+
+impl Normal {
+    pub fn new(jac: &[Vec<f64>], r: &[f64]) -> Normal {
+        let n = jac.len();
+        let jtj: Vec<Vec<f64>> = (0..n)
+            .map(|i| (0..n).map(|j| dot(&jac[i], &jac[j])).collect())
+            .collect();
+        let jtr = (0..n).map(|i| -dot(&jac[i], r)).collect();
+        let floor = 1e-9 * (0..n).map(|i| jtj[i][i]).fold(0.0, f64::max).max(1e-300);
+        Normal { jtj, jtr, floor }
+    }
+
+    /// Levenberg-Marquardt's step for damping `lambda`, with Marquardt's
+    /// scaling: the damping is proportional to `J^T J`'s diagonal, floored
+    /// so that a parameter the data does not see, a zero column, stays
+    /// put. `None` where the damped system is singular.
+    pub fn damped_step(&self, lambda: f64) -> Option<Vec<f64>> {
+        let mut m = self.jtj.clone();
+        for (i, row) in m.iter_mut().enumerate() {
+            row[i] += lambda * self.jtj[i][i].max(self.floor);
+        }
+        solve(m, self.jtr.clone())
+    }
 }
 
 /// `minimise` from each of `starts`; the result of least cost. Several

@@ -14,7 +14,7 @@
 //! sum of hinges that slip or stick, a function of the parameters with
 //! steps, so a derivative over round-off would be zero or noise.
 
-use super::lm::{dot, solve};
+use super::lm::{Normal, dot, solve};
 use super::read_csv;
 use crate::cpu::CpuBackend;
 use crate::error::{Error, Result};
@@ -371,22 +371,12 @@ pub fn fit(rows: &[Row], specimen: &Specimen, free: &[Param], max_iterations: us
     let mut iterations = 0;
     while iterations < max_iterations && n > 0 {
         iterations += 1;
-        let jac = model.jacobian(&u, &r, h)?;
-        let jtj: Vec<Vec<f64>> = (0..n)
-            .map(|i| (0..n).map(|j| dot(&jac[i], &jac[j])).collect())
-            .collect();
-        let jtr: Vec<f64> = (0..n).map(|i| -dot(&jac[i], &r)).collect();
-        let floor = 1e-9 * (0..n).map(|i| jtj[i][i]).fold(0.0, f64::max).max(1e-300);
+        let normal = Normal::new(&model.jacobian(&u, &r, h)?, &r);
         let mut accepted = None;
         // Damped steps, at most a factor e per parameter, until one lowers
-        // the cost (Marquardt's scaling, floored so that a parameter no row
-        // sees stays put).
+        // the cost.
         for _ in 0..6 {
-            let mut m = jtj.clone();
-            for (i, row) in m.iter_mut().enumerate() {
-                row[i] += lambda * jtj[i][i].max(floor);
-            }
-            let Some(step) = solve(m, jtr.clone()) else {
+            let Some(step) = normal.damped_step(lambda) else {
                 lambda *= 10.0;
                 continue;
             };
