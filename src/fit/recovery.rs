@@ -10,9 +10,13 @@
 //! `crease-recovery`, or the user's), folded, pressed under the row's load
 //! for the row's hold in material time, released and read, and the fit
 //! is Levenberg-Marquardt on the parameters' logarithms with a
-//! forward-difference Jacobian over a step of 10%: a fold's recovery is a
-//! sum of hinges that slip or stick, a function of the parameters with
-//! steps, so a derivative over round-off would be zero or noise.
+//! forward-difference Jacobian over steps of 10% (widened where that
+//! finds no descent), its standard errors from central differences over
+//! 30%: a fold's recovery is a sum of hinges that slip or stick, a
+//! function of the parameters with steps, so a derivative over round-off
+//! would be zero or noise. The errors are local: a second set of
+//! parameters that fits as well (measured for the dwell's `eps_inf` and
+//! `tau_f`, docs/cli.md) does not show in them.
 
 use super::lm::{Normal, dot, solve};
 use super::read_csv;
@@ -322,8 +326,7 @@ pub struct RecoveryFit {
     pub standard_errors: Vec<Option<f64>>,
     /// The correlation of each pair of fitted parameters' estimates (in
     /// their logarithms): near +-1, the table determines a combination of
-    /// the two, not each (a dwell's `eps_inf` and `tau_f` where every hold
-    /// is short of the dwell's time: their ratio).
+    /// the two more than each.
     pub correlations: Vec<(Param, Param, f64)>,
     /// How far the angles move with each fitted parameter at the fit: the
     /// root mean square over the rows of `d angle / d ln p` (for `g`, `d
