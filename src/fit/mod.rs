@@ -9,6 +9,10 @@
 //! problem (Eq. 6). The paper solves it with Matlab's trust-region reflective
 //! method after a staged initialisation; here it is Levenberg-Marquardt
 //! (`lm.rs`) after the same stages.
+//!
+//! `crease fit recovery` (`recovery.rs`) estimates the core model's bending
+//! time parameters instead (Gong 2025), from crease-recovery measurements
+//! that have no closed form: each is a simulated specimen.
 
 pub mod bending;
 mod lm;

@@ -1,4 +1,4 @@
-//! `crease fit stretch|bending`: read the measurements, fit, write the JSON
+//! `crease fit stretch|bending|recovery`: read the measurements, fit, write the JSON
 //! and the plot, and return the report the command prints.
 
 use super::{Fit, bending, recovery, stretch};
