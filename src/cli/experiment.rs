@@ -37,13 +37,7 @@ pub fn experiment(args: ExperimentArgs) -> Result<()> {
         quiet,
         jobs,
     } = args;
-    if jobs == Some(0) {
-        return Err(crease::Error::Argument {
-            arg: "--jobs 0".into(),
-            message: "must be at least 1 (variants run at once)".into(),
-        }
-        .into());
-    }
+    super::check_jobs(jobs, "variants run")?;
     let exp = crease::experiment::find(&name)?;
     let out_dir = out.unwrap_or_else(|| PathBuf::from("out").join(&name));
     super::check_output("--out", &out_dir, true)?;

@@ -172,13 +172,7 @@ pub fn fit(which: FitKind) -> Result<()> {
                 }
                 .into());
             }
-            if jobs == Some(0) {
-                return Err(crease::Error::Argument {
-                    arg: "--jobs 0".into(),
-                    message: "must be at least 1 (specimens simulated at once)".into(),
-                }
-                .into());
-            }
+            super::check_jobs(jobs, "specimens simulated")?;
             let specimen = Specimen {
                 scene,
                 sets: set,

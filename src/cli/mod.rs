@@ -108,6 +108,18 @@ pub fn check_input(arg: &str, path: &std::path::Path) -> Result<()> {
     Ok(())
 }
 
+/// `--jobs`, when given, is at least 1; `what` says what runs at once.
+pub fn check_jobs(jobs: Option<usize>, what: &str) -> Result<()> {
+    if jobs == Some(0) {
+        return Err(crease::Error::Argument {
+            arg: "--jobs 0".into(),
+            message: format!("must be at least 1 ({what} at once)"),
+        }
+        .into());
+    }
+    Ok(())
+}
+
 /// Option `arg`, when given, is a positive number of seconds.
 pub fn check_seconds(arg: &str, value: Option<f64>) -> Result<()> {
     if let Some(t) = value.filter(|t| !(t.is_finite() && *t > 0.0)) {

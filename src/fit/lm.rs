@@ -111,13 +111,28 @@ pub fn standard_errors(r: impl Fn(&[f64]) -> Vec<f64>, p: &[f64], scale: &[f64])
         .iter()
         .map(|&i| seen.iter().map(|&j| dot(&jac[i], &jac[j])).collect())
         .collect();
+    let inverse = inverse(&jtj);
     let mut out = vec![None; n];
     for (k, &j) in seen.iter().enumerate() {
-        let mut unit = vec![0.0; seen.len()];
-        unit[k] = 1.0;
-        out[j] = Some(solve(jtj.clone(), unit).map_or(f64::INFINITY, |col| (variance * col[k]).max(0.0).sqrt()));
+        out[j] = Some(
+            inverse
+                .as_ref()
+                .map_or(f64::INFINITY, |c| (variance * c[k][k]).max(0.0).sqrt()),
+        );
     }
     out
+}
+
+/// The inverse of a small symmetric matrix, column by column; `None` when
+/// it is singular to working precision.
+pub fn inverse(m: &[Vec<f64>]) -> Option<Vec<Vec<f64>>> {
+    (0..m.len())
+        .map(|k| {
+            let mut unit = vec![0.0; m.len()];
+            unit[k] = 1.0;
+            solve(m.to_vec(), unit)
+        })
+        .collect()
 }
 
 /// Jacobian columns of `r` at `p` by central differences, `1e-6 scale[j]`.

@@ -18,7 +18,7 @@
 //! parameters that fits as well (measured for the dwell's `eps_inf` and
 //! `tau_f`, docs/cli.md) does not show in them.
 
-use super::lm::{Normal, dot, solve};
+use super::lm::{Normal, dot, inverse};
 use super::read_csv;
 use crate::cpu::CpuBackend;
 use crate::error::{Error, Result};
@@ -431,13 +431,7 @@ pub fn fit(rows: &[Row], specimen: &Specimen, free: &[Param], max_iterations: us
     let mut standard_errors = vec![None; n];
     let mut correlations = Vec::new();
     if dof >= 1.0 {
-        let columns: Option<Vec<Vec<f64>>> = (0..seen.len())
-            .map(|k| {
-                let mut unit = vec![0.0; seen.len()];
-                unit[k] = 1.0;
-                solve(jtj.clone(), unit)
-            })
-            .collect();
+        let columns = inverse(&jtj);
         for (k, &j) in seen.iter().enumerate() {
             let e = columns
                 .as_ref()
