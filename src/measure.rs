@@ -38,6 +38,10 @@ pub struct Measures {
     /// quantity strain limiting bounds).
     pub max_edge_strain: f64,
     pub min_edge_strain: f64,
+    /// Largest principal stretch of any triangle (`max_stretch`): how far
+    /// the fabric is stretched in its most stretched direction, which an
+    /// edge's strain misses where a triangle shears.
+    pub max_stretch: f64,
 }
 
 /// Counts over the channels of one family whose models are on.
@@ -140,6 +144,7 @@ pub fn measure(cloth: &Cloth, x: &[DVec3], v: &[DVec3], ch: &Channels) -> Measur
         .map(|(p, q)| (*p - *q).length())
         .fold(0.0, f64::max);
     (out.min_edge_strain, out.max_edge_strain) = edge_strain_range(cloth, x);
+    out.max_stretch = max_stretch(cloth, x);
 
     // Bending plastic strains as angles, whatever the channel's strain.
     let as_angles = ch.hinges.iter().zip(&cloth.hinge_rest).map(|(c, rest)| {
@@ -238,6 +243,27 @@ pub fn edge_strain_range(cloth: &Cloth, x: &[DVec3]) -> (f64, f64) {
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), s| (lo.min(s), hi.max(s)))
 }
 
+/// The largest principal stretch over the cloth's triangles:
+/// `sqrt(lambda) - 1`, `lambda` the larger eigenvalue of `C = F^T F` (the
+/// right Cauchy-Green tensor of the deformation gradient `F = [f_u f_v]`
+/// from the rest shape). Its sides' strains bound it from below only: a tall,
+/// sheared triangle stretches along neither of its sides, and a mesh of
+/// long triangles can pass an edge bound while its fabric tears.
+pub fn max_stretch(cloth: &Cloth, x: &[DVec3]) -> f64 {
+    cloth
+        .mesh
+        .faces
+        .iter()
+        .zip(&cloth.face_rest)
+        .map(|(face, rest)| {
+            let (fu, fv) = rest.deformation(face.map(|v| x[v as usize]));
+            let (a, b, c) = (fu.dot(fu), fu.dot(fv), fv.dot(fv));
+            let lambda = 0.5 * (a + c) + (0.25 * (a - c) * (a - c) + b * b).sqrt();
+            lambda.sqrt() - 1.0
+        })
+        .fold(f64::NEG_INFINITY, f64::max)
+}
+
 /// Every element's corner forces: faces (`-(beta_a.x AP_u + beta_a.y AP_v)`,
 /// 3 corners each) then hinges (`force * grad_a`, 4 corners each). Net
 /// vertex forces are small sums of large element terms, so kernels are
@@ -259,6 +285,42 @@ pub fn element_forces(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A sheet of tall triangles (1 x 8 cm quads) sheared by `x += gamma
+    /// z` stretches most along neither of their sides: its principal
+    /// stretch is the analytic `sqrt(1 + gamma^2 / 2 + gamma sqrt(1 +
+    /// gamma^2 / 4)) - 1` on every triangle (0.281 at gamma 0.5), where the
+    /// most stretched side, a diagonal, is at 0.170. A plain scaling by 1.3
+    /// is 0.3, and the rest shape 0.
+    #[test]
+    fn the_largest_stretch_is_the_principal_one_not_a_sides() {
+        use crate::mesh::{Pattern, grid};
+        let mesh = grid(
+            0.1,
+            0.8,
+            10,
+            10,
+            Pattern::Alternating,
+            DVec3::ZERO,
+            (DVec3::X, DVec3::Z),
+        );
+        let rest = mesh.positions.clone();
+        let material = crate::model::material::preset("cotton").unwrap();
+        let cloth = Cloth::new(mesh, material, 0.0, DVec3::X).unwrap();
+        let gamma = 0.5f64;
+        let sheared: Vec<DVec3> = rest.iter().map(|p| *p + DVec3::X * gamma * p.z).collect();
+        let exact = (1.0 + 0.5 * gamma * gamma + gamma * (1.0 + 0.25 * gamma * gamma).sqrt()).sqrt() - 1.0;
+        let (_, edges) = edge_strain_range(&cloth, &sheared);
+        let stretch = max_stretch(&cloth, &sheared);
+        println!("sheared: principal stretch {stretch:.6} (exact {exact:.6}), largest edge strain {edges:.6}");
+        assert!(
+            (stretch - exact).abs() < 1e-12 && edges < exact - 0.1,
+            "{stretch} {exact} {edges}"
+        );
+        let scaled: Vec<DVec3> = rest.iter().map(|p| *p * 1.3).collect();
+        assert!((max_stretch(&cloth, &scaled) - 0.3).abs() < 1e-12);
+        assert!(max_stretch(&cloth, &rest).abs() < 1e-12);
+    }
 
     /// A sheet folded 0.5 rad along x = 5 cm: a group around the fold has
     /// the fold's hinges, bent 0.5 rad, among flat ones; a group away from

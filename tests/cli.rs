@@ -34,7 +34,7 @@ fn run_writes_frames_metrics_and_summary() {
         "time,phase,kinetic_energy,membrane_energy,bending_energy,mean_abs_bend,max_abs_bend,cg_iterations,\
          cg_residual,ms_per_step,material_time,region_mean_abs_bend,region_max_abs_bend,slip_fraction,\
          yield_fraction,mean_abs_plastic_bend,max_abs_plastic_bend,mean_abs_plastic_in_plane,max_displacement,\
-         max_edge_strain,min_edge_strain,contacts,\
+         max_edge_strain,min_edge_strain,max_stretch,contacts,\
          penetration,unlifted_penetration,edge_penetration,resting,proximity_pairs,stuck,force_top,torque_top"
     );
     let summary: serde_json::Value =

@@ -78,6 +78,7 @@ impl MetricsRow {
             ("max_displacement".into(), json!(m.max_displacement)),
             ("max_edge_strain".into(), json!(m.max_edge_strain)),
             ("min_edge_strain".into(), json!(m.min_edge_strain)),
+            ("max_stretch".into(), json!(m.max_stretch)),
             ("contacts".into(), json!(self.contact.contacts)),
             ("penetration".into(), json!(self.contact.penetration)),
             ("unlifted_penetration".into(), json!(self.contact.unlifted)),
@@ -422,9 +423,10 @@ pub fn dump_state(out_dir: &Path, sim: &Simulation) -> Result<()> {
 /// the largest of each (the smallest of `min_edge_strain`) over every
 /// frame: what a claim on a whole run reads ("no edge stretched past 30%
 /// at any frame"), where `final` gives the last frame only.
-const WORST: [&str; 6] = [
+const WORST: [&str; 7] = [
     "max_edge_strain",
     "min_edge_strain",
+    "max_stretch",
     "penetration",
     "unlifted_penetration",
     "edge_penetration",
