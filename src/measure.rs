@@ -6,7 +6,7 @@ pub mod fold;
 use crate::cloth::Cloth;
 use crate::model::bending::{BendingModel, bridson_factor, dihedral, energy, unwrap};
 use crate::model::channel::{ChannelState, Channels, FrictionModel, Models, PlasticModel};
-use crate::model::membrane::{elastic_strain, green_strain};
+use crate::model::membrane::{eigenvalues, elastic_strain, green_strain};
 use glam::DVec3;
 use std::collections::BTreeMap;
 
@@ -257,8 +257,7 @@ pub fn max_stretch(cloth: &Cloth, x: &[DVec3]) -> f64 {
         .zip(&cloth.face_rest)
         .map(|(face, rest)| {
             let (fu, fv) = rest.deformation(face.map(|v| x[v as usize]));
-            let (a, b, c) = (fu.dot(fu), fu.dot(fv), fv.dot(fv));
-            let lambda = 0.5 * (a + c) + (0.25 * (a - c) * (a - c) + b * b).sqrt();
+            let (lambda, _) = eigenvalues([fu.dot(fu), fv.dot(fv), fu.dot(fv)]);
             lambda.sqrt() - 1.0
         })
         .fold(f64::NEG_INFINITY, f64::max)

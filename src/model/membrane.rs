@@ -200,11 +200,17 @@ pub fn outer(u: DVec3, v: DVec3) -> DMat3 {
     DMat3::from_cols(u * v.x, u * v.y, u * v.z)
 }
 
-/// Positive part of the symmetric 2x2 matrix `[[a, c], [c, b]]` given as `(a, b, c)`.
-fn positive_part([a, b, c]: [f64; 3]) -> [f64; 3] {
+/// The eigenvalues `(larger, smaller)` of the symmetric 2x2 matrix
+/// `[[a, c], [c, b]]` given as `(a, b, c)`.
+pub fn eigenvalues([a, b, c]: [f64; 3]) -> (f64, f64) {
     let mean = 0.5 * (a + b);
     let radius = (0.25 * (a - b) * (a - b) + c * c).sqrt();
-    let (hi, lo) = (mean + radius, mean - radius);
+    (mean + radius, mean - radius)
+}
+
+/// Positive part of the symmetric 2x2 matrix `[[a, c], [c, b]]` given as `(a, b, c)`.
+fn positive_part([a, b, c]: [f64; 3]) -> [f64; 3] {
+    let (hi, lo) = eigenvalues([a, b, c]);
     if lo >= 0.0 {
         [a, b, c]
     } else if hi <= 0.0 {
