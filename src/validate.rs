@@ -4,11 +4,14 @@
 //! (positions, velocities, warm start, every channel) into a synced GPU
 //! backend: forces, updated channel states and the velocity update are
 //! compared from identical states. A second GPU backend runs freely from the
-//! start, and its positions are compared with the reference's.
+//! start, and its positions are compared with the reference's. From a later
+//! step (`from`), the reference runs alone up to it and both GPU backends
+//! then take its state: the contact phase of a long scene is checked
+//! without the device running the whole approach to it.
 
 use crate::cloth::Cloth;
 use crate::cpu::CpuBackend;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::gpu::GpuBackend;
 use crate::model::channel::ChannelState;
 use crate::model::channel::Channels;
@@ -77,6 +80,7 @@ impl Default for Tolerances {
 /// The comparison after one step.
 #[derive(Clone, Copy, Debug, Default, serde::Serialize)]
 pub struct StepCheck {
+    /// The scene's step it follows, from 1.
     pub step: u64,
     pub forces: f64,
     pub dv: f64,
@@ -141,6 +145,10 @@ pub fn channel_agreement(a: &Channels, b: &Channels) -> f64 {
 }
 
 struct Tandem {
+    /// Steps the reference runs alone before the comparison, and the steps
+    /// taken so far.
+    from: u64,
+    taken: u64,
     cpu: CpuBackend,
     synced: GpuBackend,
     free: GpuBackend,
@@ -158,6 +166,10 @@ impl Backend for Tandem {
     }
 
     fn step(&mut self, input: &StepInput) -> Result<StepReport> {
+        self.taken += 1;
+        if self.taken <= self.from {
+            return self.cpu.step(input);
+        }
         let (x, v, dv0) = (
             self.cpu.positions()?,
             self.cpu.velocities()?,
@@ -168,6 +180,9 @@ impl Backend for Tandem {
             g.set_state(&x, &v, &dv0);
             g.set_channels(&channels);
         };
+        if self.taken == self.from + 1 && self.from > 0 {
+            sync(&mut self.free);
+        }
         // Forces and channel updates from the reference's state.
         let scales = Scales::new(input.dt, input.material_dt, self.cpu.cloth().damping);
         let mut probe = self.cpu.clone();
@@ -214,7 +229,7 @@ impl Backend for Tandem {
             .checks
             .lock()
             .map_err(|_| crate::Error::Step("validation state poisoned".into()))?;
-        let step = checks.len() as u64 + 1;
+        let step = self.taken;
         let depths = report
             .contact
             .depths()
@@ -271,13 +286,25 @@ impl Backend for Tandem {
     }
 }
 
-/// Runs `steps` steps of `scene` on both backends and returns one check per
-/// step; `each` is called after every step.
-pub fn validate(scene: Scene, steps: u64, each: &mut dyn FnMut(&StepCheck)) -> Result<Vec<StepCheck>> {
+/// Runs `from` steps of `scene` on the CPU reference, then `steps` steps on
+/// both backends from its state, and returns one check per step of those;
+/// `each` is called after every checked step.
+pub fn validate(scene: Scene, from: u64, steps: u64, each: &mut dyn FnMut(&StepCheck)) -> Result<Vec<StepCheck>> {
+    let total = scene.total_steps();
+    if from > 0 && from >= total {
+        return Err(Error::Argument {
+            arg: "--from".into(),
+            message: format!(
+                "the scene has {total} steps, so there is nothing to compare from step {from}: give a smaller --from"
+            ),
+        });
+    }
     let cloth = Arc::clone(&scene.cloth);
     let checks = Arc::new(Mutex::new(Vec::new()));
     let mean_mass = cloth.mass.iter().sum::<f64>() / cloth.mass.len().max(1) as f64;
     let tandem = Tandem {
+        from,
+        taken: 0,
         cpu: CpuBackend::new(Arc::clone(&cloth)),
         synced: GpuBackend::new(Arc::clone(&cloth))?,
         free: GpuBackend::new(Arc::clone(&cloth))?,
@@ -293,10 +320,12 @@ pub fn validate(scene: Scene, steps: u64, each: &mut dyn FnMut(&StepCheck)) -> R
         checks: Arc::clone(&checks),
     };
     let mut sim = Simulation::new(scene, Box::new(tandem));
-    while !sim.done() && sim.steps() < steps {
+    while !sim.done() && sim.steps() < from.saturating_add(steps) {
         sim.step()?;
-        let last = checks.lock().ok().and_then(|c| c.last().copied()).unwrap_or_default();
-        each(&last);
+        if sim.steps() > from {
+            let last = checks.lock().ok().and_then(|c| c.last().copied()).unwrap_or_default();
+            each(&last);
+        }
     }
     let out = checks.lock().map(|c| c.clone()).unwrap_or_default();
     Ok(out)

@@ -177,7 +177,7 @@ fn gpu_matches_the_cpu_on_a_riding_waistband() {
     let dir = folder("attach-gpu");
     write_hips(&dir);
     let scene = skirt(&dir, &["solver.tolerance=1e-6"]).unwrap();
-    let checks = crease::validate::validate(scene, 40, &mut |_| {}).unwrap();
+    let checks = crease::validate::validate(scene, 0, 40, &mut |_| {}).unwrap();
     assert_eq!(checks.len(), 40);
     common::parity::assert_within_defaults("skirt", &checks);
     println!("skirt, step 40: {:?}", checks.last().unwrap());

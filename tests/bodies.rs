@@ -239,7 +239,7 @@ fn a_removed_body_lets_go_and_a_looped_one_starts_over_on_both_backends() {
     // dv is allowed 1e-3 here, the other checks their defaults.
     if common::have_gpu() {
         let sets = ["solver.tolerance=1e-6", "gravity=[0, -9.81, 0]"];
-        let checks = crease::validate::validate(finger_phases(&dir, &sets), 100, &mut |_| {}).unwrap();
+        let checks = crease::validate::validate(finger_phases(&dir, &sets), 0, 100, &mut |_| {}).unwrap();
         assert_eq!(checks.len(), 100);
         let tol = crease::validate::Tolerances {
             dv: 1e-3,
@@ -341,7 +341,7 @@ fn gpu_matches_the_cpu_on_the_knee_for_fifty_steps() {
     // agree here to 3.8e-5 of the velocities (a plain mean of the acting
     // edges left 2 of these 50 steps 2.3e-4 and 4.8e-3 apart).
     let scene = knee(&["solver.tolerance=1e-6", "timeline.bend.duration=0.125"]);
-    let checks = crease::validate::validate(scene, 50, &mut |c| println!("{c:?}")).unwrap();
+    let checks = crease::validate::validate(scene, 0, 50, &mut |c| println!("{c:?}")).unwrap();
     assert_eq!(checks.len(), 50);
     common::parity::assert_within_defaults("knee", &checks);
     // The leg reached the cloth: the last steps had contacts to agree on.

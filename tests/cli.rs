@@ -235,6 +235,13 @@ fn errors_exit_non_zero_with_one_message() {
         !o.status.success() && err.contains("dt: must be a positive number"),
         "{err}"
     );
+    // Past the scene's end, before any device is opened.
+    let o = crease(&["validate", "twist", "--from", "750"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("--from") && err.contains("750 steps"),
+        "{err}"
+    );
 }
 
 #[test]

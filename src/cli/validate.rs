@@ -5,8 +5,13 @@ use anyhow::{Result, bail};
 #[derive(clap::Args)]
 pub struct ValidateArgs {
     pub scene: String,
+    /// Steps compared.
     #[arg(long, default_value_t = 100)]
     pub steps: u64,
+    /// Steps the CPU reference runs alone first; both GPU backends then
+    /// take its state (positions, velocities, warm start, channels).
+    #[arg(long, default_value_t = 0)]
+    pub from: u64,
     #[arg(long = "set", value_name = "PATH=VALUE")]
     pub set: Vec<String>,
     /// Relative force tolerance.
@@ -33,6 +38,7 @@ pub fn validate(args: ValidateArgs) -> Result<()> {
     let ValidateArgs {
         scene,
         steps,
+        from,
         set,
         forces,
         dv,
@@ -53,13 +59,15 @@ pub fn validate(args: ValidateArgs) -> Result<()> {
         position,
         depths,
     };
-    if !quiet {
-        println!(
-            "{:>6} {:>11} {:>11} {:>9} {:>11} {:>11} {:>7} {:>7}",
-            "step", "forces", "dv", "channels", "position", "depths", "cg_cpu", "cg_gpu"
-        );
-    }
-    let checks = crease::validate::validate(s, steps, &mut |c| {
+    // The header comes with the first compared step (not before an error).
+    let mut header = !quiet;
+    let checks = crease::validate::validate(s, from, steps, &mut |c| {
+        if std::mem::take(&mut header) {
+            println!(
+                "{:>6} {:>11} {:>11} {:>9} {:>11} {:>11} {:>7} {:>7}",
+                "step", "forces", "dv", "channels", "position", "depths", "cg_cpu", "cg_gpu"
+            );
+        }
         if !quiet {
             println!(
                 "{:>6} {:>11.3e} {:>11.3e} {:>9.4} {:>11.3e} {:>11.3e} {:>7} {:>7}{}",

@@ -13,10 +13,15 @@ pub fn sets(list: &[&str]) -> Vec<String> {
 
 /// `crease validate` on `steps` steps of a scene (solves to 1e-6 on both).
 pub fn checks(name: &str, extra: &[&str], steps: u64) -> Vec<StepCheck> {
+    checks_from(name, extra, 0, steps)
+}
+
+/// `crease validate --from FROM` on `steps` steps of a scene.
+pub fn checks_from(name: &str, extra: &[&str], from: u64, steps: u64) -> Vec<StepCheck> {
     let mut all = sets(&["solver.tolerance=1e-6"]);
     all.extend(sets(extra));
     let s = scene::load(name, &all).unwrap();
-    validate(s, steps, &mut |_| {}).unwrap()
+    validate(s, from, steps, &mut |_| {}).unwrap()
 }
 
 /// Asserts every step of `checks` within the default tolerances.
