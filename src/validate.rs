@@ -180,6 +180,8 @@ impl Backend for Tandem {
             g.set_state(&x, &v, &dv0);
             g.set_channels(&channels);
         };
+        // With `from`, the free-running backend starts at the reference's
+        // state of the first compared step.
         if self.taken == self.from + 1 && self.from > 0 {
             sync(&mut self.free);
         }
