@@ -35,7 +35,7 @@
 struct ProximityParams {
     counts: vec4<u32>,     // vertices, faces, edges, buckets - 1 (a power of two less one)
     capacity: vec4<u32>,   // pairs the `pairs` buffer holds, -, -, -
-    coef: vec4<f32>,       // thickness t, -, -, -
+    coef: vec4<f32>,       // thickness t, the rest gap below which nothing pairs (REST_GAP t), -, -
 }
 
 // The grid of one search: its cell, the boxes listed apart, and on the
@@ -301,13 +301,15 @@ fn closest_on_segments(a: vec3<f32>, b: vec3<f32>, c: vec3<f32>, d: vec3<f32>) -
     return vec3<f32>(s, u, 1.0);
 }
 
-// Whether every corner of one primitive is within t of every corner of the
-// other at rest (host `rest_neighbours`): no point pair of theirs is a pair.
-fn rest_neighbours(a: vec3<u32>, an: u32, b: vec3<u32>, bn: u32, t: f32) -> bool {
+// Whether every corner of one primitive is within the rest gap of every
+// corner of the other at rest (host `rest_neighbours`): no point pair of
+// theirs is a pair.
+fn rest_neighbours(a: vec3<u32>, an: u32, b: vec3<u32>, bn: u32) -> bool {
+    let gap = proximity.coef.y;
     for (var i = 0u; i < an; i++) {
         for (var j = 0u; j < bn; j++) {
             let d = rest_relative(a[i], b[j]);
-            if (dot(d, d) >= t * t) {
+            if (dot(d, d) >= gap * gap) {
                 return false;
             }
         }
@@ -316,8 +318,8 @@ fn rest_neighbours(a: vec3<u32>, an: u32, b: vec3<u32>, bn: u32, t: f32) -> bool
 }
 
 // The pair of vertices v with weights c, their positions y and rest
-// positions r relative to v.x, when within t (and apart at rest); n.w < 0:
-// none (host `pair`).
+// positions r relative to v.x, when within t (and the rest gap apart at
+// rest); n.w < 0: none (host `pair`).
 fn pair_of(v: vec4<u32>, c: vec4<f32>, y: array<vec3<f32>, 4>, r: array<vec3<f32>, 4>, fallback: vec3<f32>) -> PairGpu {
     let t = proximity.coef.x;
     let diff = y[0] * c.x + y[1] * c.y + y[2] * c.z + y[3] * c.w;
@@ -326,7 +328,7 @@ fn pair_of(v: vec4<u32>, c: vec4<f32>, y: array<vec3<f32>, 4>, r: array<vec3<f32
         return NO_PAIR;
     }
     let rest_diff = r[0] * c.x + r[1] * c.y + r[2] * c.z + r[3] * c.w;
-    if (length(rest_diff) < t) {
+    if (length(rest_diff) < proximity.coef.y) {
         return NO_PAIR;
     }
     var n = diff / dist;
@@ -343,7 +345,7 @@ fn pair_of(v: vec4<u32>, c: vec4<f32>, y: array<vec3<f32>, 4>, r: array<vec3<f32
 // Vertex p against face f, relative to p.
 fn vertex_triangle(p: u32, f: u32) -> PairGpu {
     let face = faces[f].xyz;
-    if (any(face == vec3<u32>(p)) || rest_neighbours(vec3<u32>(p), 1u, face, 3u, proximity.coef.x)) {
+    if (any(face == vec3<u32>(p)) || rest_neighbours(vec3<u32>(p), 1u, face, 3u)) {
         return NO_PAIR;
     }
     let a = relative_to(face.x, p);
@@ -369,7 +371,7 @@ fn edge_edge(e: u32, g: u32) -> PairGpu {
     if (g <= e || adjacent) {
         return NO_PAIR;
     }
-    if (rest_neighbours(vec3<u32>(ij, ij.y), 2u, vec3<u32>(kl, kl.y), 2u, proximity.coef.x)) {
+    if (rest_neighbours(vec3<u32>(ij, ij.y), 2u, vec3<u32>(kl, kl.y), 2u)) {
         return NO_PAIR;
     }
     let b = relative_to(ij.y, ij.x);

@@ -5,6 +5,7 @@
 
 use super::scan::WgScan;
 use crate::cloth::Cloth;
+use crate::collide::proximity::REST_GAP;
 use crate::error::{Error, Result};
 use crate::gpu::buffers::{Buffers, storage, uniform, zeroed};
 use crate::gpu::context::{GpuContext, Module};
@@ -134,7 +135,7 @@ impl WgProximity {
     /// then `prox_query_start[`[`WgProximity::total_index`]`]`.
     pub fn record(&self, ctx: &GpuContext, recorder: &Recorder, buffers: &Buffers, thickness: f64) {
         let params = ProximityParams {
-            coef: [thickness as f32, 0.0, 0.0, 0.0],
+            coef: [thickness as f32, (REST_GAP * thickness) as f32, 0.0, 0.0],
             ..self.params
         };
         ctx.queue
