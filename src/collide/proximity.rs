@@ -392,7 +392,7 @@ mod tests {
     /// A flat sheet whose edges (0.5 mm) are a quarter of the thickness,
     /// compressed in its plane: no layer lies on another, so nothing pairs
     /// until it has shrunk by a third (`REST_GAP`), where before a shrink
-    /// of 1% paired thousands of in-plane neighbours.
+    /// of 1% paired more than a thousand in-plane neighbours.
     #[test]
     fn a_sheet_finer_than_the_thickness_does_not_pair_with_itself_when_compressed() {
         let sheet = grid(
