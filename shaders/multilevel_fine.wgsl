@@ -1,5 +1,5 @@
 // The multilevel preconditioner's finest level (CPU twin:
-// src/cpu/multilevel/fine.rs `assemble`): the step's system matrix A = M + S
+// src/cpu/assembly.rs `assemble`): the step's system matrix A = M + S
 // assembled per vertex row into the mesh's pattern (multigrid/pattern.rs:
 // each vertex with the vertices of its faces and hinges), with the
 // constraint filter folded in as Tamstorf, Jones & McCormick 2015 do,

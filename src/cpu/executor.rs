@@ -2,7 +2,7 @@
 //! stage runs its kernel files at once, in f64.
 
 use super::repulsion::Repulsion;
-use super::{CpuBackend, collide, gather, hessian, integrate, pcg, strain_limit};
+use super::{CpuBackend, assembly, collide, gather, hessian, integrate, pcg, strain_limit};
 use crate::collide::ContactReport;
 use crate::collide::impact::Impacts;
 use crate::collide::proximity::{self, Proximity};
@@ -134,12 +134,19 @@ impl Executor for CpuBackend {
             free: &self.free,
             normals: &self.rest_normal,
         };
-        let mut precond = if input.solver.preconditioner.multilevel(self.x.len(), false) {
-            self.multilevel.setup(&op, &filter, &self.x)?;
-            pcg::Preconditioning::Multilevel(&mut self.multilevel)
-        } else {
-            pcg::Preconditioning::Jacobi(&self.inv_diag)
+        // The matrix assembled under the filter: CG's products where it
+        // holds the whole operator, and the multilevel finest level.
+        let multilevel = input.solver.preconditioner.multilevel(self.x.len(), false);
+        let matrix_free = assembly::wants_matrix_free(&op);
+        let matrix = (multilevel || !matrix_free).then(|| self.assembly.matrix(&op, &filter, repulsion.is_some()));
+        let mut precond = match &matrix {
+            Some(a) if multilevel => {
+                self.multilevel.setup(&mut self.assembly, &op, &filter, a, &self.x)?;
+                pcg::Preconditioning::Multilevel(&mut self.multilevel)
+            }
+            _ => pcg::Preconditioning::Jacobi(&self.inv_diag),
         };
+        let product = matrix.as_ref().filter(|_| !matrix_free);
         let max = input.solver.max_iterations;
         let budget = match &precond {
             pcg::Preconditioning::Multilevel(m) => m.budget().map_or(max, |b| b.min(max)),
@@ -149,6 +156,7 @@ impl Executor for CpuBackend {
         let mut cg = |precond: &mut pcg::Preconditioning, cap: usize| {
             pcg::solve(
                 &op,
+                product,
                 &mut self.scratch,
                 &mut self.vectors,
                 precond,
@@ -167,9 +175,9 @@ impl Executor for CpuBackend {
         // restarts, within the budget, keeps them (as the GPU's).
         let mut after_build = solve.iterations;
         if budget < max && solve.iterations >= budget && solve.residual > tolerance {
-            if let pcg::Preconditioning::Multilevel(m) = &mut precond {
+            if let (pcg::Preconditioning::Multilevel(m), Some(a)) = (&mut precond, &matrix) {
                 m.renew();
-                m.setup(&op, &filter, &self.x)?;
+                m.setup(&mut self.assembly, &op, &filter, a, &self.x)?;
             }
             let more = cg(&mut precond, max - budget)?;
             after_build = more.iterations;

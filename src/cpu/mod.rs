@@ -12,10 +12,12 @@
 //! which is `(M - h D - h^2 K) dv = h (f + h K v)` with the damping forces of
 //! `f` taken at the step's start velocity. Each kernel is a file: `membrane`
 //! (per face), `bending` (per hinge), `gather` (per vertex), `hessian`
-//! (matrix-free products), `pcg`, `integrate` and `collide` (per vertex),
+//! (matrix-free products), `assembly` (the same matrix assembled, whose
+//! products CG takes), `pcg`, `integrate` and `collide` (per vertex),
 //! and `repulsion` (self-collision springs in the system and the
 //! post-solve correction, over the step's proximity pairs).
 
+mod assembly;
 mod bending;
 mod collide;
 mod executor;
@@ -79,6 +81,9 @@ pub struct CpuBackend {
     spring_scale: f64,
     scratch: hessian::Scratch,
     vectors: pcg::Vectors,
+    /// The mesh's pattern, into which each solve assembles its matrix
+    /// (CG's products, the multilevel preconditioner's finest level).
+    assembly: assembly::Assembly,
     /// The multilevel preconditioner's hierarchy (its aggregates kept from
     /// step to step), when the solver uses it.
     multilevel: multilevel::Multilevel,
@@ -134,6 +139,7 @@ impl CpuBackend {
             spring_scale: 0.0,
             scratch: hessian::Scratch::new(&cloth),
             vectors: pcg::Vectors::default(),
+            assembly: assembly::Assembly::default(),
             multilevel: multilevel::Multilevel::default(),
             // If the system refuses threads, steps run from the caller's.
             pool: rayon::ThreadPoolBuilder::new()

@@ -101,6 +101,14 @@ impl Bsr {
         Bsr::from_merged(b.cols, rows)
     }
 
+    /// `y = A x` in f64, each row summed in its columns' order (the same
+    /// bits on any number of threads).
+    pub fn apply(&self, x: &[DVec3], y: &mut [DVec3]) {
+        y.par_iter_mut().with_min_len(256).enumerate().for_each(|(i, yi)| {
+            *yi = self.row(i).fold(DVec3::ZERO, |s, (j, a)| s + *a * x[j]);
+        });
+    }
+
     /// The matrix as a dense symmetric one, row-major, `3n x 3n`.
     pub fn dense(&self) -> Vec<f64> {
         let n = 3 * self.rows();
@@ -208,13 +216,6 @@ mod tests {
     }
 
     impl Bsr {
-        /// `y = A x`, in f64.
-        pub fn apply(&self, x: &[DVec3], y: &mut [DVec3]) {
-            for (i, yi) in y.iter_mut().enumerate() {
-                *yi = self.row(i).fold(DVec3::ZERO, |s, (j, a)| s + *a * x[j]);
-            }
-        }
-
         fn dense_general(&self) -> Vec<Vec<f64>> {
             let mut d = vec![vec![0.0; 3 * self.cols]; 3 * self.rows()];
             for i in 0..self.rows() {

@@ -1,57 +1,57 @@
 //! The multilevel preconditioner of the CPU's implicit solve: one
 //! V-cycle per CG iteration (`cycle.rs`) on the hierarchy of
 //! `multigrid` (smoothed aggregation; its module doc says how the levels
-//! are built and kept). Each solve assembles the finest level afresh from
-//! the element blocks (`fine.rs`, with the self-collision springs, whose
-//! pattern grows by the vertices their pairs couple) and keeps the
+//! are built and kept). Each solve takes the finest level afresh from
+//! the step's assembled matrix (`cpu/assembly.rs`, with the self-collision
+//! springs, whose pattern grows by the vertices their pairs couple) and keeps the
 //! coarse levels within their `Budget`; past it, the hierarchy is built
 //! afresh and CG goes on from its iterate (cpu/executor.rs).
 
 mod cycle;
-mod fine;
 
 use cycle::{Work, cycle};
-use fine::assemble;
 
+use super::assembly::Assembly;
 use super::hessian::Operator;
 use super::pcg::Filter;
 use crate::error::Result;
-use crate::multigrid::{Budget, DEGREE, Hierarchy, Pattern, Single, WARM_POWER_ITERATIONS, lambda_max};
+use crate::multigrid::{Bsr, Budget, DEGREE, Hierarchy, Single, WARM_POWER_ITERATIONS, lambda_max};
 use glam::DVec3;
 
-/// The hierarchy, the finest level's pattern, and the V-cycle's work
-/// vectors.
+/// The hierarchy and the V-cycle's work vectors.
 #[derive(Clone, Default)]
 pub struct Multilevel {
-    fine: Option<Pattern>,
     hierarchy: Hierarchy,
     budget: Budget,
     work: Vec<Work>,
 }
 
 impl Multilevel {
-    /// Builds the levels for the operator's matrix under the filter, at
-    /// positions `x` (the rigid rotations turn about them), or keeps the
-    /// coarse ones and assembles the finest afresh.
-    pub fn setup(&mut self, op: &Operator, filter: &Filter, x: &[DVec3]) -> Result<()> {
-        let fine = self.fine.get_or_insert_with(|| Pattern::new(op.cloth));
-        let pairs = op.repulsion.is_some();
+    /// Builds the levels for `a`, the operator's matrix under the filter
+    /// (`assembly.matrix(op, filter, pairs)`, pairs when the operator has
+    /// them), at positions `x` (the rigid rotations turn about them), or
+    /// keeps the coarse ones and takes `a` as the finest.
+    pub fn setup(
+        &mut self,
+        assembly: &mut Assembly,
+        op: &Operator,
+        filter: &Filter,
+        a: &Bsr,
+        x: &[DVec3],
+    ) -> Result<()> {
         let h = &mut self.hierarchy;
         if self.budget.keep(!h.levels.is_empty()) {
-            let a = assemble(fine, op, filter, pairs);
             let level = &mut h.levels[0];
             level.inv_diag = a.diagonal().iter().map(|d| d.inverse()).collect();
-            level.a = Single::of(&a);
+            level.a = Single::of(a);
             level.lambda = lambda_max(&level.a, &level.inv_diag, &mut h.eigenvector, WARM_POWER_ITERATIONS);
             return Ok(());
         }
         // The aggregates of every level come from the mesh's pattern.
-        let mesh = (h.unaggregated() && pairs).then(|| assemble(fine, op, filter, false));
-        let a = assemble(fine, op, filter, pairs);
-        if let Some(mesh) = mesh {
-            h.build(mesh, x)?;
+        if h.unaggregated() && op.repulsion.is_some() {
+            h.build(assembly.matrix(op, filter, false), x)?;
         }
-        h.build(a, x)?;
+        h.build(a.clone(), x)?;
         self.work = h.levels.iter().map(Work::of).collect();
         Ok(())
     }
@@ -77,6 +77,16 @@ impl Multilevel {
         let h = &self.hierarchy;
         cycle(&h.levels, &mut self.work, &h.coarsest, r, z, DEGREE);
         filter.apply(z);
+    }
+}
+
+#[cfg(test)]
+impl Multilevel {
+    /// `setup` with the matrix assembled for it.
+    pub(crate) fn setup_assembled(&mut self, op: &Operator, filter: &Filter, x: &[DVec3]) -> Result<()> {
+        let mut assembly = Assembly::default();
+        let a = assembly.matrix(op, filter, op.repulsion.is_some());
+        self.setup(&mut assembly, op, filter, &a, x)
     }
 }
 
@@ -153,6 +163,7 @@ mod tests {
         let mut scratch = Scratch::new(&sheet.cloth);
         let s = solve(
             op,
+            None,
             &mut scratch,
             &mut Vectors::default(),
             precond,
@@ -166,8 +177,9 @@ mod tests {
         s.unwrap()
     }
 
-    /// The assembled finest level against the matrix-free operator with
-    /// self-collision springs: `S A S p + (I - S) m p` for any `p`.
+    /// The assembled matrix (`cpu/assembly.rs`: the finest level, and
+    /// CG's product) against the matrix-free operator with self-collision
+    /// springs: `S A S p + (I - S) m p` for any `p`.
     #[test]
     fn the_finest_level_is_the_filtered_operator() {
         let mut rng = Rng(5);
@@ -183,7 +195,7 @@ mod tests {
             repulsion: Some(&repulsion),
             ..sheet.operator()
         };
-        let a = assemble(&Pattern::new(&sheet.cloth), &op, &filter, true);
+        let a = Assembly::default().matrix(&op, &filter, true);
         let n = free.len();
         let p: Vec<DVec3> = (0..n).map(|_| rng.vec3(1.0)).collect();
         let sp: Vec<DVec3> = (0..n).map(|i| filter.project(i, p[i])).collect();
@@ -216,7 +228,7 @@ mod tests {
             normals: &normals,
         };
         let mut ml = Multilevel::default();
-        ml.setup(&sheet.operator(), &filter, &x).unwrap();
+        ml.setup_assembled(&sheet.operator(), &filter, &x).unwrap();
         assert!(ml.hierarchy.levels.len() >= 2, "{} levels", ml.hierarchy.levels.len());
         let n = x.len();
         let filtered = |rng: &mut Rng| -> Vec<DVec3> { (0..n).map(|i| filter.project(i, rng.vec3(1.0))).collect() };
@@ -244,7 +256,7 @@ mod tests {
         let n = x.len();
         let b: Vec<DVec3> = (0..n).map(|_| rng.vec3(1e-3)).collect();
         let mut ml = Multilevel::default();
-        ml.setup(&op, &filter, &x).unwrap();
+        ml.setup_assembled(&op, &filter, &x).unwrap();
         let jacobi = solve_to_1e8(&sheet, &op, &filter, &mut Preconditioning::Jacobi(&sheet.inv_diag), &b);
         let multilevel = solve_to_1e8(&sheet, &op, &filter, &mut Preconditioning::Multilevel(&mut ml), &b);
         println!("jacobi {jacobi:?}, multilevel {multilevel:?}");
@@ -269,7 +281,7 @@ mod tests {
         let n = x.len();
         let b: Vec<DVec3> = (0..n).map(|_| rng.vec3(1e-3)).collect();
         let mut ml = Multilevel::default();
-        ml.setup(&sheet.operator(), &filter, &x).unwrap();
+        ml.setup_assembled(&sheet.operator(), &filter, &x).unwrap();
         assert_eq!(ml.budget(), None);
         let first = solve_to_1e8(
             &sheet,
@@ -286,7 +298,7 @@ mod tests {
                 .map(|p| *p + DVec3::new(1e-3, 0.0, wave * (10.0 * p.x).sin()) + rng.vec3(jitter))
                 .collect();
             let sheet = Sheet::at(Sheet::cloth(60, 40), &moved, h);
-            ml.setup(&sheet.operator(), &filter, &moved).unwrap();
+            ml.setup_assembled(&sheet.operator(), &filter, &moved).unwrap();
             assert!(ml.hierarchy.levels[1].a == coarse, "the coarse levels were built again");
             let s = solve_to_1e8(
                 &sheet,
@@ -309,10 +321,10 @@ mod tests {
             .map(|p| *p + DVec3::new(0.0, 0.0, 5e-4 * (10.0 * p.x).sin()))
             .collect();
         let waved = Sheet::at(Sheet::cloth(60, 40), &moved, h);
-        ml.setup(&waved.operator(), &filter, &moved).unwrap();
+        ml.setup_assembled(&waved.operator(), &filter, &moved).unwrap();
         assert!(ml.budget().is_some() && ml.hierarchy.levels[1].a == coarse);
         ml.renew();
-        ml.setup(&waved.operator(), &filter, &moved).unwrap();
+        ml.setup_assembled(&waved.operator(), &filter, &moved).unwrap();
         assert!(ml.budget().is_none() && ml.hierarchy.levels[1].a != coarse);
     }
 
@@ -339,7 +351,7 @@ mod tests {
                 ..sheet.operator()
             };
             let mut ml = Multilevel::default();
-            ml.setup(&op, &filter, &x).unwrap();
+            ml.setup_assembled(&op, &filter, &x).unwrap();
             let s = solve_to_1e8(&sheet, &op, &filter, &mut Preconditioning::Multilevel(&mut ml), &b);
             assert!(s.residual <= 1e-8, "{s:?}");
             s.iterations
