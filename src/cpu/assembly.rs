@@ -1,7 +1,7 @@
 //! The step's system matrix assembled from the element blocks into the
 //! mesh's pattern (`multigrid::Pattern`), with the constraint filter
-//! folded in: the multilevel preconditioner's finest level, and the
-//! product of conjugate gradients, which reads the assembled blocks in
+//! folded in: the multilevel preconditioner's finest level, and then the
+//! product of conjugate gradients too, which reads the assembled blocks in
 //! less than half the time the matrix-free operator (`hessian.rs`) takes
 //! to recompute them (measured on the 27.9K twist: 2.2 ms a product
 //! against 5.0).

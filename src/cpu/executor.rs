@@ -134,19 +134,24 @@ impl Executor for CpuBackend {
             free: &self.free,
             normals: &self.rest_normal,
         };
-        // The matrix assembled under the filter: CG's products where it
-        // holds the whole operator, and the multilevel finest level.
+        // The multilevel preconditioner's finest level is the matrix
+        // assembled under the filter, and CG then takes its products from
+        // it too, where it holds the whole operator. Block Jacobi keeps the
+        // matrix-free products: assembled, the coarse trousers step 1.56x
+        // as fast, but their trajectories move by rounding, and the
+        // lift-leg's edge-stretch claim, marginal at the return (25-31%
+        // as the tolerance or the products' rounding change, against its
+        // 30%), then fails (docs/speed.md).
         let multilevel = input.solver.preconditioner.multilevel(self.x.len(), false);
-        let matrix_free = assembly::wants_matrix_free(&op);
-        let matrix = (multilevel || !matrix_free).then(|| self.assembly.matrix(&op, &filter, repulsion.is_some()));
+        let matrix = multilevel.then(|| self.assembly.matrix(&op, &filter, repulsion.is_some()));
         let mut precond = match &matrix {
-            Some(a) if multilevel => {
+            Some(a) => {
                 self.multilevel.setup(&mut self.assembly, &op, &filter, a, &self.x)?;
                 pcg::Preconditioning::Multilevel(&mut self.multilevel)
             }
-            _ => pcg::Preconditioning::Jacobi(&self.inv_diag),
+            None => pcg::Preconditioning::Jacobi(&self.inv_diag),
         };
-        let product = matrix.as_ref().filter(|_| !matrix_free);
+        let product = matrix.as_ref().filter(|_| !assembly::wants_matrix_free(&op));
         let max = input.solver.max_iterations;
         let budget = match &precond {
             pcg::Preconditioning::Multilevel(m) => m.budget().map_or(max, |b| b.min(max)),

@@ -12,10 +12,11 @@
 //! which is `(M - h D - h^2 K) dv = h (f + h K v)` with the damping forces of
 //! `f` taken at the step's start velocity. Each kernel is a file: `membrane`
 //! (per face), `bending` (per hinge), `gather` (per vertex), `hessian`
-//! (matrix-free products), `assembly` (the same matrix assembled, whose
-//! products CG takes), `pcg`, `integrate` and `collide` (per vertex),
-//! and `repulsion` (self-collision springs in the system and the
-//! post-solve correction, over the step's proximity pairs).
+//! (matrix-free products), `assembly` (the same matrix assembled: the
+//! multilevel preconditioner's finest level and then CG's products),
+//! `pcg`, `integrate` and `collide` (per vertex), and `repulsion`
+//! (self-collision springs in the system and the post-solve correction,
+//! over the step's proximity pairs).
 
 mod assembly;
 mod bending;
