@@ -2,10 +2,11 @@
 //! V-cycle per CG iteration (`cycle.rs`) on the hierarchy of
 //! `multigrid` (smoothed aggregation; its module doc says how the levels
 //! are built and kept). Each solve takes the finest level afresh from
-//! the step's assembled matrix (`cpu/assembly.rs`, with the self-collision
-//! springs, whose pattern grows by the vertices their pairs couple) and keeps the
-//! coarse levels within their `Budget`; past it, the hierarchy is built
-//! afresh and CG goes on from its iterate (cpu/executor.rs).
+//! the step's assembled matrix (`cpu/assembly.rs`, with the
+//! self-collision springs, whose pattern grows by the vertices their
+//! pairs couple) and keeps the coarse levels within their `Budget`; past
+//! it, the hierarchy is built afresh and CG goes on from its iterate
+//! (cpu/executor.rs).
 
 mod cycle;
 
