@@ -26,7 +26,7 @@ pub fn wants_matrix_free(op: &Operator) -> bool {
 }
 
 impl Assembly {
-    /// The operator's matrix under the filter (see [`assemble`]).
+    /// The operator's matrix under the filter (`assemble`).
     pub fn matrix(&mut self, op: &Operator, filter: &Filter, pairs: bool) -> Bsr {
         let pattern = self.pattern.get_or_insert_with(|| Pattern::new(op.cloth));
         assemble(pattern, op, filter, pairs)
@@ -44,7 +44,7 @@ impl Assembly {
 /// (`cloth.shape_operator`; each hinge's own term is in its coefficient)
 /// is left out: a preconditioner may do without it, a product may not
 /// (`wants_matrix_free`).
-pub fn assemble(pattern: &Pattern, op: &Operator, filter: &Filter, pairs: bool) -> Bsr {
+fn assemble(pattern: &Pattern, op: &Operator, filter: &Filter, pairs: bool) -> Bsr {
     let cloth = op.cloth;
     let topo = &cloth.topology;
     let n = cloth.mesh.positions.len();
