@@ -139,7 +139,7 @@ impl Executor for CpuBackend {
         // it too, where it holds the whole operator. Block Jacobi keeps the
         // matrix-free products: assembled, the coarse trousers step 1.56x
         // as fast, but their trajectories move by rounding, and the
-        // lift-leg's edge-stretch claim, marginal at the return (27-32%
+        // lift-leg's edge-stretch claim, marginal at the return (26.8-32.1%
         // as the tolerance or the products' rounding change, against its
         // 30%), then fails (docs/speed.md).
         let multilevel = input.solver.preconditioner.multilevel(self.x.len(), false);
