@@ -370,6 +370,28 @@ fn a_spread_outside_its_decades_names_the_field() {
     }
 }
 
+/// A scatter's skew past 2 either way, or not a number, is an error naming
+/// the field and its range (in-plane: whichever channel's value is out).
+#[test]
+fn a_scatter_skew_outside_its_range_names_the_field() {
+    for (set, field) in [
+        (
+            r#"cloth.material={"preset": "cotton", "bending_friction": {"scatter": 3, "scatter_skew": 2.5}}"#,
+            "cloth.material.bending_friction.scatter_skew",
+        ),
+        (
+            r#"cloth.material={"preset": "cotton", "in_plane_friction": {"scatter_skew": [0, -3, 0]}}"#,
+            "cloth.material.in_plane_friction.scatter_skew",
+        ),
+    ] {
+        let e = error_of(&base(), &[set]);
+        assert!(
+            e.contains("test.json") && e.contains(field) && e.contains("from -2 to 2"),
+            "{set}: {e}"
+        );
+    }
+}
+
 #[test]
 fn unknown_integrator() {
     let e = error_of(&base(), &["integrator=\"verlet\""]);

@@ -438,10 +438,16 @@ fn the_standard_crease_recovery_test_recovers_less_after_a_long_press() {
 }
 
 /// The recovery experiment `exp` run with `sets` (on the CPU, into a
-/// folder named by `tag`): each variant's recovery (%), in order, and the
+/// folder named by `tag`): each variant's recovery (`key` of its derived
+/// figures: `recovery_percent`, `recovery_angle`), in order, and the
 /// least-squares line of recovery against log10 of the hold: its slope
 /// and R^2.
-fn recovery_against_log_hold(exp: &crease::experiment::Experiment, sets: &[String], tag: &str) -> (Vec<f64>, f64, f64) {
+fn recovery_against_log_hold(
+    exp: &crease::experiment::Experiment,
+    sets: &[String],
+    tag: &str,
+    key: &str,
+) -> (Vec<f64>, f64, f64) {
     let dir = std::env::temp_dir().join(format!("crease-{tag}-{}", std::process::id()));
     let renderer = crease::render::Renderer::Cpu;
     let result = crease::experiment::run(exp, sets, &dir, &|s| Ok(cpu(s)), &renderer, &|_, _| {}, 1).unwrap();
@@ -454,7 +460,7 @@ fn recovery_against_log_hold(exp: &crease::experiment::Experiment, sets: &[Strin
             let d = &v["derived"];
             (
                 d["hold_material_seconds"].as_f64().unwrap().log10(),
-                d["recovery_percent"].as_f64().unwrap(),
+                d[key].as_f64().unwrap(),
             )
         })
         .collect();
@@ -490,7 +496,8 @@ fn a_spread_of_hardening_times_makes_recovery_a_slope_in_log_hold_time() {
             "timeline.recover.duration=0.8".to_string(),
             format!("cloth.material.bending_plasticity.spread={spread}"),
         ];
-        let (recovery, slope, r2) = recovery_against_log_hold(&exp, &sets, &format!("spread-{spread}"));
+        let (recovery, slope, r2) =
+            recovery_against_log_hold(&exp, &sets, &format!("spread-{spread}"), "recovery_percent");
         println!("spread {spread}: recovery {recovery:.1?} %, R^2 {r2:.3}");
         assert!(slope < 0.0, "recovery must fall with the hold");
         r2
@@ -509,8 +516,10 @@ fn a_spread_of_hardening_times_makes_recovery_a_slope_in_log_hold_time() {
 /// line's hinges (the recovery strip at 20 x 10 quads) lock one after
 /// another, as the parallel elements of an Iwan model. Measured: 91.6,
 /// 91.6, 68.6, 55.0, 43.1, 40.4, 35.9% over holds of 1 to 1000 s (R^2 of
-/// the line in log time 0.931; the issue asks 0.95, which this does not
-/// reach); without the scatter 91.6-92.2% to 30 s, then 35.9% (R^2 0.744).
+/// the line in log time 0.931: this strip's few fold hinges give levels,
+/// not a line, with any scatter or skew; the standard test's specimen
+/// gives the line, last test); without the scatter 91.6-92.2% to 30 s,
+/// then 35.9% (R^2 0.744).
 #[test]
 fn scattered_dwell_times_make_the_friction_recovery_fall_in_steps_over_log_hold_time() {
     let mut exp = crease::experiment::find("recovery").unwrap();
@@ -522,7 +531,8 @@ fn scattered_dwell_times_make_the_friction_recovery_fall_in_steps_over_log_hold_
             "cloth.mesh.grid.resolution=[20, 10]".to_string(),
             format!("cloth.material.bending_friction.scatter={scatter}"),
         ];
-        let (recovery, _, r2) = recovery_against_log_hold(&exp, &sets, &format!("scatter-{scatter}"));
+        let (recovery, _, r2) =
+            recovery_against_log_hold(&exp, &sets, &format!("scatter-{scatter}"), "recovery_percent");
         println!("scatter {scatter}: recovery {recovery:.1?} %, R^2 {r2:.3}");
         (recovery, r2)
     };
@@ -542,4 +552,34 @@ fn scattered_dwell_times_make_the_friction_recovery_fall_in_steps_over_log_hold_
         r2 >= 0.9 && r2_single <= 0.8,
         "R^2 {r2} with the scatter, {r2_single} without"
     );
+}
+
+/// Issue 23, item 3: the standard crease-recovery test (`crease experiment
+/// crease-recovery`) of cotton whose hinges' dwell times scatter over 3
+/// decades on a spectrum leaning to the long times (`scatter_skew` 0.27,
+/// model/decay.rs): pressed for 1 to 1000 material seconds, it recovers
+/// along a line in log hold time. Measured (recovery read 0.25 s after
+/// the lift): 83.9, 78.8, 73.4, 62.2, 59.2, 52.0, 50.1 degrees, R^2 0.973
+/// (asserted >= 0.95); with the scatter even in log time, 76.4 to 56.4
+/// falling fastest over the first holds (R^2 0.923), and without it 99
+/// then 52 in one step.
+#[test]
+fn a_skewed_scatter_of_dwell_times_makes_the_standard_recovery_a_line_in_log_hold_time() {
+    let mut exp = crease::experiment::find("crease-recovery").unwrap();
+    exp.variants.retain(|v| v.name.starts_with("cotton-scatter-"));
+    assert_eq!(exp.variants.len(), 7);
+    assert!(
+        exp.variants[0]
+            .sets
+            .iter()
+            .any(|s| s == "cloth.material.bending_friction.scatter_skew=0.27")
+    );
+    let (angles, slope, r2) = recovery_against_log_hold(&exp, &[], "iso-skew", "recovery_angle");
+    println!("skewed scatter: recovery {angles:.1?} deg, slope {slope:.1} deg per decade, R^2 {r2:.3}");
+    assert!(
+        angles.windows(2).all(|w| w[1] <= w[0] + 0.5),
+        "recovery must not rise with the hold: {angles:?}"
+    );
+    assert!(angles[0] - angles[6] > 20.0, "{angles:?}");
+    assert!(r2 >= 0.95, "R^2 {r2}: {angles:?}");
 }

@@ -10,6 +10,7 @@ fn sign_of(x: f32) -> f32 {
 // model/decay.rs `decay`: exp(-t / tau), or with a spread of `decades`,
 // the mean of DECAY_TERMS exponentials log-spaced over them around tau.
 const DECAY_TERMS: u32 = 5u;
+const LOG10_2: f32 = 0.30103;
 fn decay(t: f32, tau: f32, decades: f32) -> f32 {
     if (decades == 0.0) {
         return exp(-t / tau);
@@ -24,16 +25,22 @@ fn decay(t: f32, tau: f32, decades: f32) -> f32 {
 
 // model/decay.rs `scatter`: element `element`'s factor on a dwell's time
 // constant scattered over `decades` decades across the cloth, from the
-// same 24-bit quantile (`quantile`: Fibonacci hashing, exact in f32).
+// same 24-bit quantile (`quantile`: Fibonacci hashing, exact in f32), on a
+// spectrum whose elements per decade grow as tau^skew.
 fn quantile(element: u32) -> f32 {
     return f32((element * 0x9e3779b9u) >> 8u) / 16777216.0;
 }
 
-fn scatter(element: u32, decades: f32) -> f32 {
+fn scatter(element: u32, decades: f32, skew: f32) -> f32 {
     if (decades == 0.0) {
         return 1.0;
     }
-    return pow(10.0, decades * (quantile(element) - 0.5));
+    let q = quantile(element);
+    if (skew == 0.0) {
+        return pow(10.0, decades * (q - 0.5));
+    }
+    let x = log2(1.0 + q * (pow(10.0, skew * decades) - 1.0)) * LOG10_2 / skew;
+    return pow(10.0, x - 0.5 * decades);
 }
 
 // Time-dependent hardening (Eq. 10-14); g = 0 gives the time-independent model.
@@ -66,11 +73,12 @@ fn perfect_update(s: ptr<function, ChannelState>, strain: f32, yield_strain: f32
 }
 
 // Dwell friction (Alg. 1, Eq. 7-8): returns d = strain - anchor. `spread`:
-// the dwell's spread and its scatter (decades), of element `element`.
-fn dwell_update(s: ptr<function, ChannelState>, p: vec4<f32>, spread: vec2<f32>, strain: f32, h: f32,
+// the dwell's spread and its scatter (decades), and the scatter's skew, of
+// element `element`.
+fn dwell_update(s: ptr<function, ChannelState>, p: vec4<f32>, spread: vec3<f32>, strain: f32, h: f32,
                 element: u32) -> f32 {
     var d = strain - (*s).friction.x;
-    let tau = p.w * scatter(element, spread.y);
+    let tau = p.w * scatter(element, spread.y, spread.z);
     let thres = p.z - (p.z - p.y) * decay((*s).friction.y, tau, spread.x);
     if (abs(d) > thres) {
         (*s).friction.x += sign_of(d) * (abs(d) - thres);
@@ -119,7 +127,7 @@ fn channel_update(c: ChannelParams, friction_model: u32, plastic_model: u32, s: 
     }
     var out = ChannelForce((*s).plastic.x, 0.0, 0.0, 0.0);
     if (friction_model == FRICTION_DWELL) {
-        let d = dwell_update(s, c.dwell, c.spread.xz, strain, h, element);
+        let d = dwell_update(s, c.dwell, c.spread.xzw, strain, h, element);
         out.stress = c.dwell.x * d;
         out.stiffness = c.dwell.x;
     } else if (friction_model == FRICTION_DAHL) {

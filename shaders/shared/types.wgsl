@@ -8,7 +8,7 @@ struct ChannelParams {
     dwell: vec4<f32>,      // stiffness, eps_0, eps_inf, tau
     dahl: vec4<f32>,       // a, b, tau, -
     hardening: vec4<f32>,  // k_h0, g, tau, yield strain
-    spread: vec4<f32>,     // decades of the dwell's and of the hardening's decay (model/decay.rs), of the dwell's scatter, -
+    spread: vec4<f32>,     // decades of the dwell's and of the hardening's decay (model/decay.rs), of the dwell's scatter, its skew
 }
 
 // The bending model and the bending strain (model/bending.rs `BendingModel`,

@@ -19,7 +19,7 @@ pub struct ChannelParams {
     pub dahl: [f32; 4],
     pub hardening: [f32; 4],
     /// Decades of the dwell's and the hardening's decay, of the dwell's
-    /// scatter across elements, -.
+    /// scatter across elements and its skew.
     pub spread: [f32; 4],
 }
 
@@ -338,7 +338,12 @@ fn channel_params(c: &Channel) -> ChannelParams {
             c.hardening.tau,
             c.hardening.yield_strain,
         ]),
-        spread: f([c.dwell.spread, c.hardening.spread, c.dwell.scatter, 0.0]),
+        spread: f([
+            c.dwell.spread,
+            c.hardening.spread,
+            c.dwell.scatter,
+            c.dwell.scatter_skew,
+        ]),
     }
 }
 

@@ -28,6 +28,9 @@ pub struct Dwell {
     /// element by element (model/decay.rs `scatter`); 0: every element
     /// has `tau`.
     pub scatter: f64,
+    /// How the scatter's spectrum leans (model/decay.rs `scatter`): the
+    /// elements per decade grow as `tau^scatter_skew`; 0: evenly in log time.
+    pub scatter_skew: f64,
     /// Decades of log time the dwell spreads over (model/decay.rs); 0:
     /// the paper's single time constant.
     pub spread: f64,
@@ -59,7 +62,7 @@ impl Dwell {
     /// The stick-slip threshold after sticking for `t_stick` (Eq. 8), of
     /// element `element` (a hinge, a face: its scatter).
     pub fn threshold(&self, t_stick: f64, element: u32) -> f64 {
-        let tau = self.tau * scatter(element, self.scatter);
+        let tau = self.tau * scatter(element, self.scatter, self.scatter_skew);
         self.eps_inf - (self.eps_inf - self.eps_0) * decay(t_stick, tau, self.spread)
     }
 
@@ -124,6 +127,7 @@ mod tests {
         tau: 30.0,
         spread: 0.0,
         scatter: 0.0,
+        scatter_skew: 0.0,
     };
 
     #[test]

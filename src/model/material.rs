@@ -62,6 +62,7 @@ fn tensile_channels() -> [Channel; 3] {
                 tau: 30.0,
                 spread: 0.0,
                 scatter: 0.0,
+                scatter_skew: 0.0,
             },
             Hardening {
                 k_h0,
@@ -132,6 +133,7 @@ fn gong(row: [f64; 14]) -> Material {
                 tau: tau_f,
                 spread: 0.0,
                 scatter: 0.0,
+                scatter_skew: 0.0,
             },
             Hardening {
                 k_h0,

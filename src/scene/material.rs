@@ -112,6 +112,7 @@ fn apply_friction<T>(
         set(&mut ch.dwell.tau, &spec.tau, c, &get);
         set(&mut ch.dwell.spread, &spec.spread, c, &get);
         set(&mut ch.dwell.scatter, &spec.scatter, c, &get);
+        set(&mut ch.dwell.scatter_skew, &spec.scatter_skew, c, &get);
         set(&mut ch.dahl.a, &spec.dahl_a, c, &get);
         set(&mut ch.dahl.b, &spec.dahl_b, c, &get);
         set(&mut ch.dahl.tau, &spec.dahl_tau, c, &get);
@@ -144,6 +145,10 @@ const MAX_STRETCHING: f64 = 1e10;
 /// The widest spread of a dwell or a hardening, and the widest scatter of
 /// a dwell, decades of log time.
 const MAX_SPREAD: f64 = 6.0;
+/// The steepest lean of a scatter's spectrum (its elements per decade
+/// grow as `tau^skew`): 2 makes the last of 6 decades 10^10 times denser
+/// than the first, past any fabric.
+const MAX_SKEW: f64 = 2.0;
 
 /// Checks every parameter; a message names the field and the bound.
 fn validate(label: &str, m: &Material) -> Result<()> {
@@ -238,6 +243,12 @@ fn validate(label: &str, m: &Material) -> Result<()> {
             d.scatter,
             (0.0..=MAX_SPREAD).contains(&d.scatter),
             decades,
+        )?;
+        check(
+            &format!("{f}.scatter_skew"),
+            d.scatter_skew,
+            (-MAX_SKEW..=MAX_SKEW).contains(&d.scatter_skew),
+            "an exponent from -2 to 2 (0: even in log time)",
         )?;
         let a = ch.dahl;
         // Dahl's threshold is in the channel's stress units (Miguel's),

@@ -54,6 +54,9 @@ pub struct FrictionSpec<T> {
     /// Decades the dwell's time constant scatters over from element to
     /// element (model/decay.rs `scatter`), 0-6.
     pub scatter: Option<T>,
+    /// How the scatter leans to the long times (model/decay.rs `scatter`:
+    /// the elements per decade grow as `tau^scatter_skew`), -2 to 2.
+    pub scatter_skew: Option<T>,
     /// Dahl: `sigma_max = dahl_a + dahl_b |eps|`, time constant in strain units.
     pub dahl_a: Option<T>,
     pub dahl_b: Option<T>,
@@ -83,6 +86,7 @@ impl<T> Default for FrictionSpec<T> {
             tau: None,
             spread: None,
             scatter: None,
+            scatter_skew: None,
             dahl_a: None,
             dahl_b: None,
             dahl_tau: None,
