@@ -116,7 +116,7 @@ mod tests {
     /// stays within the scatter's decades, and each element keeps its
     /// place in the order (a skew moves the elements, never reorders them).
     /// A positive skew weights the long times (0.27 over 3 decades puts 16%
-    /// of the elements in the first decade and 53% in the last), a
+    /// of the elements in the first decade and 55% in the last), a
     /// negative one the short times; 0 is the even scatter to the bit.
     #[test]
     fn a_skewed_scatter_follows_its_power_law() {
