@@ -344,49 +344,43 @@ fn bad_bending_model_and_damping() {
 }
 
 /// A spread of dwell or hardening times, or a scatter of dwell times,
-/// outside 0-6 decades is an error naming the field (in-plane: whichever
-/// channel's value is out).
+/// outside 0-6 decades, or a scatter's skew past 2 either way, is an error
+/// naming the field and its range (in-plane: whichever channel's value is
+/// out).
 #[test]
-fn a_spread_outside_its_decades_names_the_field() {
-    for (set, field) in [
+fn a_spread_scatter_or_skew_outside_its_range_names_the_field() {
+    let decades = "decades";
+    let skew = "from -2 to 2";
+    for (set, field, range) in [
         (
             r#"cloth.material={"preset": "cotton", "bending_friction": {"spread": 7}}"#,
             "cloth.material.bending_friction.spread",
+            decades,
         ),
         (
             r#"cloth.material={"preset": "cotton", "in_plane_plasticity": {"spread": [1, 2, -1]}}"#,
             "cloth.material.in_plane_plasticity.spread",
+            decades,
         ),
         (
             r#"cloth.material={"preset": "cotton", "bending_friction": {"scatter": 6.5}}"#,
             "cloth.material.bending_friction.scatter",
+            decades,
         ),
-    ] {
-        let e = error_of(&base(), &[set]);
-        assert!(
-            e.contains("test.json") && e.contains(field) && e.contains("decades"),
-            "{set}: {e}"
-        );
-    }
-}
-
-/// A scatter's skew past 2 either way, or not a number, is an error naming
-/// the field and its range (in-plane: whichever channel's value is out).
-#[test]
-fn a_scatter_skew_outside_its_range_names_the_field() {
-    for (set, field) in [
         (
             r#"cloth.material={"preset": "cotton", "bending_friction": {"scatter": 3, "scatter_skew": 2.5}}"#,
             "cloth.material.bending_friction.scatter_skew",
+            skew,
         ),
         (
             r#"cloth.material={"preset": "cotton", "in_plane_friction": {"scatter_skew": [0, -3, 0]}}"#,
             "cloth.material.in_plane_friction.scatter_skew",
+            skew,
         ),
     ] {
         let e = error_of(&base(), &[set]);
         assert!(
-            e.contains("test.json") && e.contains(field) && e.contains("from -2 to 2"),
+            e.contains("test.json") && e.contains(field) && e.contains(range),
             "{set}: {e}"
         );
     }
