@@ -18,8 +18,8 @@ fn cpu(scene: &Scene) -> Box<dyn Backend> {
 /// Runs the experiment `exp` with `sets` into `dir` on the CPU, two
 /// variants at a time on one thread each: a specimen's step gains next to
 /// nothing from a second thread (the standard crease-recovery specimen to
-/// 0.6 s: 16.2 s on one, 15.6 on two, the same frames), so this halves
-/// the recovery claims' time on 2 cores.
+/// 0.6 s: 16.2 s on one, 15.6 on two, the same frames), so on 2 cores
+/// two at a time get through the variants in about half the time.
 fn run_experiment(exp: &crease::experiment::Experiment, sets: &[String], dir: &std::path::Path) -> serde_json::Value {
     let one = |s: &Scene| -> crease::Result<Box<dyn Backend>> {
         Ok(Box::new(CpuBackend::with_threads(Arc::clone(&s.cloth), 1)))
