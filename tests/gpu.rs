@@ -14,7 +14,6 @@ use crease::scene::{self, Scene};
 use crease::step::Backend;
 use crease::validate::StepCheck;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 #[test]
@@ -371,16 +370,7 @@ fn gpu_runs_three_at_a_time() {
         .iter()
         .flat_map(|(exp, variants)| variants.iter().map(move |v| (*exp, *v)))
         .collect();
-    let next = AtomicUsize::new(0);
-    std::thread::scope(|s| {
-        for _ in 0..3 {
-            s.spawn(|| {
-                while let Some((exp, v)) = all.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    gpu_run(exp, v);
-                }
-            });
-        }
-    });
+    crease::util::jobs::each(3, all.len(), |k| Ok(gpu_run(all[k].0, all[k].1))).unwrap();
 }
 
 /// Claims 1-3 hold on the GPU, and every residual they read is the CPU's on
