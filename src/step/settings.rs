@@ -43,9 +43,10 @@ pub enum Preconditioner {
 /// The fewest vertices at which `auto` takes the multilevel preconditioner.
 /// Below, on the GPU, a step is launch-bound and the V-cycle's many small
 /// dispatches lose (H200: the 3.4K-vertex trousers 39 ms a step against
-/// Jacobi's 28), and the CPU's gain is small (96 ms against 116); from 7K
-/// up it wins on both (the 7K twist: CPU 89 ms against 159, H200 16.3
-/// against 24.3; docs/speed.md).
+/// Jacobi's 28); from 7K up it wins on both (the 7K twist: CPU 89 ms
+/// against 159, H200 16.3 against 24.3). The CPU gains from about 1000
+/// vertices, but there the built-in trousers' lift-leg would stretch an
+/// edge past its claim's 30% (docs/speed.md), so both backends start here.
 pub const AUTO_FROM: usize = 5_000;
 
 /// The most vertices at which the GPU's `auto` takes the multilevel
