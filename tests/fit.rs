@@ -3,7 +3,7 @@
 //! user would write.
 
 use crease::fit::{DahlParams, Fit, bending, rms, stretch};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Deterministic Gaussian noise (an LCG through Box-Muller).
 struct Noise(u64);
@@ -22,17 +22,34 @@ impl Noise {
     }
 }
 
-fn write_csv(name: &str, header: &[&str], rows: impl Iterator<Item = String>) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("crease-fit-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
+/// A measurement table written for a test, removed when the test is done
+/// with it (kept when the test fails, to read).
+struct Table(PathBuf);
+
+impl std::ops::Deref for Table {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Table {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            std::fs::remove_file(&self.0).ok();
+        }
+    }
+}
+
+fn write_csv(name: &str, header: &[&str], rows: impl Iterator<Item = String>) -> Table {
+    let path = std::env::temp_dir().join(format!("crease-fit-{}-{name}", std::process::id()));
     let mut text = header.join(",") + "\n";
     for r in rows {
         text += &r;
         text += "\n";
     }
     std::fs::write(&path, text).unwrap();
-    path
+    Table(path)
 }
 
 /// Each fitted parameter within three standard errors of the truth, and

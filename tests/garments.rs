@@ -151,6 +151,9 @@ fn simulate(name: &str, sets: &[&str], until: Option<f64>, key: &str) -> Arc<Out
         thickness,
     });
     println!("{key}: {:?}\nbare: {:?}", outcome.groups, outcome.bare);
+    // The frames are not read again; `crease run trousers-sit` with the
+    // key's settings writes them.
+    std::fs::remove_dir_all(&out_dir).unwrap();
     outcome
 }
 
@@ -437,6 +440,7 @@ fn the_trousers_experiment_shows_them_on_the_body_and_without_it() {
     let (on, off) = (grey("sheet.png"), grey("bare.png"));
     println!("grey pixels: {on} on the body, {off} without it");
     assert!(on > 10 * off, "{on} vs {off}");
+    std::fs::remove_dir_all(&out).unwrap();
 }
 
 /// `crease experiment tshirt` on a tiny t-shirt (5 cm edges, every phase a
@@ -490,4 +494,6 @@ fn the_tshirt_experiment_reports_its_groups_and_draws_the_difference() {
         .count();
     println!("{red} red pixels");
     assert!(red > 50, "{red} red pixels: the long hold's extra set is not drawn");
+    std::fs::remove_dir_all(&out).unwrap();
+    std::fs::remove_dir_all(&control).unwrap();
 }

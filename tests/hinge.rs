@@ -45,6 +45,7 @@ fn residual(tag: &str, material: &str, fold: f64, hold: f64) -> f64 {
         sim.step().unwrap();
     }
     let x: Vec<DVec3> = sim.backend().positions().unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
     dihedral(hinge.map(|v| x[v])).abs()
 }
 
