@@ -15,7 +15,7 @@ fn the_skin_crosses_itself_at_no_frame_of_any_clip() {
     let m = Mannequin::new().unwrap();
     let timing = Timing::default();
     for clip in CLIPS {
-        let frames = (clip.duration(&timing) * 24.0).ceil() as usize + 1;
+        let frames = clip.frames(&timing, 24.0).unwrap();
         let worst = (0..frames)
             .map(|k| intersecting_pairs(&m.faces, &m.posed(&clip.pose_at(k as f64 / 24.0, &timing))))
             .max()
@@ -82,5 +82,32 @@ fn crease_body_writes_a_clip_that_a_scene_reads_as_a_body() {
     assert!(e.contains("`jump`") && e.contains("lift-leg"), "{e}");
     let e = crease_error(&["body", "sit", "--out", out.to_str().unwrap(), "--fps", "0"]);
     assert!(e.contains("--fps"), "{e}");
+    // A clip of more frames than four digits number is refused before
+    // anything is written (at 1e9 fps it would fill the disk).
+    let e = crease_error(&["body", "sit", "--out", out.to_str().unwrap(), "--fps", "1e9"]);
+    assert!(e.contains("--fps") && e.contains("9999"), "{e}");
+    assert!(out.join("body0028.obj").exists());
+    // A shorter clip into the same folder leaves none of the longer one's
+    // frames, which a sequence would play after it: 2.25 s at 6 fps.
+    let o = crease(&[
+        "body",
+        "sit",
+        "--out",
+        out.to_str().unwrap(),
+        "--fps",
+        "6",
+        "--hold",
+        "0.25",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.join("body0015.obj").exists() && !out.join("body0016.obj").exists());
+    // A scene's mannequin too, before its clip is written into the cache.
+    let e = crease_error(&[
+        "check",
+        "trousers-sit",
+        "--set",
+        "obstacles.body.shape.mannequin.hold=1e6",
+    ]);
+    assert!(e.contains("mannequin.fps") && e.contains("9999"), "{e}");
     std::fs::remove_dir_all(&dir).ok();
 }

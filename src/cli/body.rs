@@ -43,6 +43,9 @@ pub fn body(args: BodyArgs) -> Result<()> {
         hold: args.hold,
         back: args.back,
     };
+    if let Err(m) = clip.frames(&timing, args.fps) {
+        bail!("argument --fps: {m}");
+    }
     let frames = crease::figure::write_clip(clip, &timing, args.fps, &args.out)?;
     println!(
         "wrote {frames} frames of {} to {} (body0001.obj ...; {} fps; use as {{\"sequence\": {{\"path\": \"body####.obj\", \"fps\": {}}}}})",

@@ -196,6 +196,29 @@ impl Clip {
         }
     }
 
+    /// The number of frames the clip has at `fps`, its first and last
+    /// included; refused (saying why) past [`MAX_FRAMES`], before anything
+    /// is written.
+    pub fn frames(self, t: &Timing, fps: f64) -> std::result::Result<usize, String> {
+        let span = self.duration(t) * fps;
+        if !(span.is_finite() && span <= (MAX_FRAMES - 1) as f64) {
+            // Huge values as 1e300, not three hundred digits.
+            let num = |x: f64| match x < 1e9 {
+                true => format!("{x}"),
+                false => format!("{x:e}"),
+            };
+            return Err(format!(
+                "the {} clip's {} s at {} fps make {} frames, more than the {MAX_FRAMES} that four-digit \
+                 names (body0001.obj ... body9999.obj) allow: lower fps, ramp, hold or back",
+                self.name(),
+                num(self.duration(t)),
+                num(fps),
+                num(span.ceil() + 1.0)
+            ));
+        }
+        Ok(span.ceil() as usize + 1)
+    }
+
     /// The pose at time `t` of the clip.
     pub fn pose_at(self, t: f64, timing: &Timing) -> Pose {
         let s = match self {
@@ -243,12 +266,28 @@ fn box_mesh(lo: DVec3, hi: DVec3) -> (Vec<DVec3>, Vec<[u32; 3]>) {
     (corners, faces)
 }
 
+/// Most frames a clip is written as: its frames' names have four digits.
+pub const MAX_FRAMES: usize = 9999;
+
 /// Writes `clip` at `fps` into `dir` as `body0001.obj`, `body0002.obj`, ...
 /// (positions to the micrometre; with `sit`, the seat as a second object
-/// in every frame); returns the number of frames.
+/// in every frame); returns the number of frames. The frames an earlier
+/// clip left in `dir` go first: a sequence read from the folder takes
+/// every numbered frame there, and a longer clip's later ones would play
+/// after this one's.
 pub fn write(m: &Mannequin, clip: Clip, timing: &Timing, fps: f64, dir: &Path) -> Result<usize> {
+    let frames = clip.frames(timing, fps).map_err(|message| Error::Argument {
+        arg: "fps".into(),
+        message,
+    })?;
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    let frames = (clip.duration(timing) * fps).ceil() as usize + 1;
+    for entry in std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let digits = name.strip_prefix("body").and_then(|n| n.strip_suffix(".obj"));
+        if digits.is_some_and(|d| d.len() >= 4 && d.bytes().all(|b| b.is_ascii_digit())) {
+            std::fs::remove_file(entry.path()).map_err(|e| Error::io(entry.path(), e))?;
+        }
+    }
     let seat = (clip == Clip::Sit).then(|| {
         let (lo, hi) = seat(m);
         box_mesh(lo, hi)
@@ -282,6 +321,22 @@ pub fn write(m: &Mannequin, clip: Clip, timing: &Timing, fps: f64, dir: &Path) -
 mod tests {
     use super::*;
     use crate::figure::skeleton::KNEE;
+
+    #[test]
+    fn a_clip_has_at_most_as_many_frames_as_four_digits_number() {
+        let timing = |hold| Timing {
+            ramp: 1.0,
+            hold,
+            back: 1.0,
+        };
+        assert_eq!(Clip::Sit.frames(&timing(9996.0), 1.0), Ok(MAX_FRAMES));
+        assert_eq!(Clip::Sit.frames(&timing(0.5), 24.0), Ok(61));
+        assert_eq!(Clip::APose.frames(&timing(1e300), 1e300), Ok(1));
+        for (hold, fps) in [(9996.5, 1.0), (1e300, 24.0), (0.5, f64::INFINITY)] {
+            let e = Clip::Sit.frames(&timing(hold), fps).unwrap_err();
+            assert!(e.contains("9999") && e.contains("lower fps"), "{e}");
+        }
+    }
 
     #[test]
     fn sitting_keeps_the_feet_planted_and_lowers_the_hips_onto_the_seat() {

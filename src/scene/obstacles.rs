@@ -339,6 +339,7 @@ fn mannequin(spec: &MannequinSpec, err: &dyn Fn(&str, String) -> Error) -> Resul
         hold: spec.hold,
         back: spec.back,
     };
+    clip.frames(&timing, spec.fps).map_err(|m| err("fps", m))?;
     let dir = crate::figure::cached_clip(clip, &timing, spec.fps)?;
     let frames = SequenceSpec {
         path: "body####.obj".into(),
