@@ -101,6 +101,16 @@ fn crease_body_writes_a_clip_that_a_scene_reads_as_a_body() {
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(out.join("body0015.obj").exists() && !out.join("body0016.obj").exists());
+    // A frame of the user's own there is neither replaced nor removed.
+    let own = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
+    std::fs::write(out.join("body0020.obj"), own).unwrap();
+    let e = crease_error(&["body", "sit", "--out", out.to_str().unwrap()]);
+    assert!(
+        e.contains("body0020.obj") && e.contains("not a frame of the mannequin"),
+        "{e}"
+    );
+    assert_eq!(std::fs::read_to_string(out.join("body0020.obj")).unwrap(), own);
+    assert!(out.join("body0015.obj").exists() && !out.join("body0016.obj").exists());
     // A scene's mannequin too, before its clip is written into the cache.
     let e = crease_error(&[
         "check",

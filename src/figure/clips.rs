@@ -269,24 +269,44 @@ fn box_mesh(lo: DVec3, hi: DVec3) -> (Vec<DVec3>, Vec<[u32; 3]>) {
 /// Most frames a clip is written as: its frames' names have four digits.
 pub const MAX_FRAMES: usize = 9999;
 
+/// The first line of every frame of the mannequin's.
+const MARK: &str = "o mannequin\n";
+
 /// Writes `clip` at `fps` into `dir` as `body0001.obj`, `body0002.obj`, ...
 /// (positions to the micrometre; with `sit`, the seat as a second object
 /// in every frame); returns the number of frames. The frames an earlier
 /// clip left in `dir` go first: a sequence read from the folder takes
 /// every numbered frame there, and a longer clip's later ones would play
-/// after this one's.
+/// after this one's. A `bodyNNNN.obj` there that is not the mannequin's
+/// (a user's own export) is refused, and nothing is removed or written.
 pub fn write(m: &Mannequin, clip: Clip, timing: &Timing, fps: f64, dir: &Path) -> Result<usize> {
     let frames = clip.frames(timing, fps).map_err(|message| Error::Argument {
         arg: "fps".into(),
         message,
     })?;
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let mut earlier = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
         let digits = name.strip_prefix("body").and_then(|n| n.strip_suffix(".obj"));
         if digits.is_some_and(|d| d.len() >= 4 && d.bytes().all(|b| b.is_ascii_digit())) {
-            std::fs::remove_file(entry.path()).map_err(|e| Error::io(entry.path(), e))?;
+            earlier.push(entry.path());
         }
+    }
+    for path in &earlier {
+        let mut head = [0u8; MARK.len()];
+        let ours = std::fs::File::open(path).and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head));
+        if ours.is_err() || head != *MARK.as_bytes() {
+            return Err(Error::File {
+                path: path.clone(),
+                message: "is not a frame of the mannequin's, and a clip written beside it would play with it: \
+                          move it, or choose another folder"
+                    .into(),
+            });
+        }
+    }
+    for path in &earlier {
+        std::fs::remove_file(path).map_err(|e| Error::io(path, e))?;
     }
     let seat = (clip == Clip::Sit).then(|| {
         let (lo, hi) = seat(m);
@@ -295,7 +315,7 @@ pub fn write(m: &Mannequin, clip: Clip, timing: &Timing, fps: f64, dir: &Path) -
     for k in 0..frames {
         let x = m.posed(&clip.pose_at(k as f64 / fps, timing));
         let mut s = String::with_capacity(64 * x.len());
-        s.push_str("o mannequin\n");
+        s.push_str(MARK);
         for p in &x {
             let _ = writeln!(s, "v {:.6} {:.6} {:.6}", p.x, p.y, p.z);
         }
