@@ -318,6 +318,13 @@ fn bad_sequences_are_errors_that_name_the_file_frame_or_field() {
             none.clone(),
             vec!["z0001.obj", "does not exist"],
         ),
+        // One `#` is the frame number unpadded, as Blender writes it:
+        // a0001.obj is not frame 1 of `a#.obj`.
+        (
+            serde_json::json!({ "path": "a#.obj", "fps": 24 }),
+            none.clone(),
+            vec!["a1.obj", "does not exist", "4 digits", "a####.obj"],
+        ),
         (
             serde_json::json!({ "path": "a####.obj", "fps": 24 }),
             serde_json::json!({ "sticky": true }),

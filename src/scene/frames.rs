@@ -59,10 +59,14 @@ impl Pattern {
         self.dir.join(format!("{}{frame:0width$}{}", self.prefix, self.suffix))
     }
 
-    /// The frame numbers of the files in the folder that fit the pattern.
-    fn present(&self) -> std::result::Result<BTreeSet<u64>, String> {
+    /// The frame numbers of the files in the folder that fit the pattern:
+    /// named as [`Pattern::file`] names them (`leg#.obj` is `leg1.obj`,
+    /// `leg12.obj`, not `leg0001.obj`, whose frame `file` would not find).
+    /// Also the digit counts of the files that differ from it only in
+    /// their zero padding, to name in an error.
+    fn present(&self) -> std::result::Result<(BTreeSet<u64>, BTreeSet<usize>), String> {
         let entries = std::fs::read_dir(&self.dir).map_err(|e| format!("cannot list {} ({e})", self.dir.display()))?;
-        let mut frames = BTreeSet::new();
+        let (mut frames, mut widths) = (BTreeSet::new(), BTreeSet::new());
         for entry in entries.flatten() {
             let name = entry.file_name();
             let Some(name) = name.to_str() else { continue };
@@ -72,14 +76,18 @@ impl Pattern {
             else {
                 continue;
             };
-            if middle.len() >= self.width
+            if !middle.is_empty()
                 && middle.bytes().all(|b| b.is_ascii_digit())
                 && let Ok(k) = middle.parse::<u64>()
             {
-                frames.insert(k);
+                let width = self.width;
+                match format!("{k:0width$}") == middle {
+                    true => frames.insert(k),
+                    false => widths.insert(middle.len()),
+                };
             }
         }
-        Ok(frames)
+        Ok((frames, widths))
     }
 }
 
@@ -119,7 +127,7 @@ pub fn load(base: &Path, spec: &SequenceSpec, err: &dyn Fn(&str, String) -> Erro
     }
     let (scale, shift) = placement(spec.scale, spec.translate, spec.reach, err)?;
     let pattern = Pattern::parse(base, &spec.path).map_err(|m| err("path", m))?;
-    let present = pattern.present().map_err(|m| err("path", m))?;
+    let (present, widths) = pattern.present().map_err(|m| err("path", m))?;
     let first = spec.start_frame;
     if !present.contains(&first) {
         return Err(err(
@@ -128,9 +136,15 @@ pub fn load(base: &Path, spec: &SequenceSpec, err: &dyn Fn(&str, String) -> Erro
                 "the first frame, {}, does not exist (start_frame is {first}; paths are relative to the scene \
                  file's folder){}",
                 pattern.file(first).display(),
-                match present.iter().next() {
-                    Some(k) => format!("; the pattern's files start at frame {k}: set start_frame to it"),
-                    None => String::new(),
+                match (present.iter().next(), widths.first()) {
+                    (Some(k), _) => format!("; the pattern's files start at frame {k}: set start_frame to it"),
+                    (None, Some(w)) => format!(
+                        "; files numbered with {w} digits are there: write {w} `#` ({}{}{})",
+                        pattern.prefix,
+                        "#".repeat(*w),
+                        pattern.suffix
+                    ),
+                    (None, None) => String::new(),
                 }
             ),
         ));
