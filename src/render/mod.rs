@@ -149,11 +149,13 @@ impl Camera {
     /// Frames the box `lo..hi` from `direction` (towards the camera) so that
     /// its bounding sphere fills the shorter side of a picture of `aspect`.
     pub fn framing(lo: DVec3, hi: DVec3, direction: DVec3, aspect: f64) -> Result<Camera> {
-        let dir = direction.normalize_or_zero();
+        // Scaled to its largest component first, so that 1e308,1e308,1e308
+        // (whose length overflows) is the diagonal it means.
+        let dir = (direction / direction.abs().max_element()).normalize_or_zero();
         if dir == DVec3::ZERO || !dir.is_finite() {
             return Err(Error::Argument {
                 arg: "--view".into(),
-                message: format!("{direction} is not a direction: give three numbers, not all zero"),
+                message: format!("{direction} is not a direction: give three finite numbers, not all zero"),
             });
         }
         if !(lo.is_finite() && hi.is_finite()) {
@@ -411,5 +413,14 @@ mod tests {
         let (above, below) = (balance(VIEW), balance(-VIEW));
         assert!(above.signum() == -below.signum() && above != 0, "{above} {below}");
         assert!(Camera::framing(lo, hi, DVec3::ZERO, 1.0).is_err());
+        assert!(Camera::framing(lo, hi, DVec3::new(f64::NAN, 1.0, 1.0), 1.0).is_err());
+        // A direction whose length overflows is still the direction.
+        let far = Camera::framing(lo, hi, DVec3::splat(1e308), 1.0).unwrap();
+        let near = Camera::framing(lo, hi, DVec3::ONE, 1.0).unwrap();
+        assert!(
+            (far.eye - near.eye).length() < 1e-12 && far.target == near.target,
+            "{}",
+            far.eye
+        );
     }
 }
