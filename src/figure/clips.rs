@@ -11,7 +11,7 @@
 use super::body::Mannequin;
 use super::skeleton::{ANKLE, Bone, HIP, Pose, SHIN, THIGH, mirror};
 use crate::error::{Error, Result};
-use crate::util::write_atomic;
+use crate::util::{numbered, write_atomic};
 use glam::{DQuat, DVec3};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -288,8 +288,11 @@ pub fn write(m: &Mannequin, clip: Clip, timing: &Timing, fps: f64, dir: &Path) -
     let mut earlier = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        let digits = name.strip_prefix("body").and_then(|n| n.strip_suffix(".obj"));
-        if digits.is_some_and(|d| d.len() >= 4 && d.bytes().all(|b| b.is_ascii_digit())) {
+        // The files a `body####.obj` sequence reads.
+        if numbered::digits(&name, "body", ".obj")
+            .and_then(|d| numbered::frame(d, 4))
+            .is_some()
+        {
             earlier.push(entry.path());
         }
     }

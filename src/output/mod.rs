@@ -18,7 +18,7 @@ use crate::mesh::write_obj;
 use crate::scene::Format;
 use crate::sim::{Reaction, Simulation};
 use crate::step::StepReport;
-use crate::util::{remove_leftovers, write_atomic};
+use crate::util::{numbered, remove_leftovers, write_atomic};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -501,10 +501,7 @@ fn clear_previous(out_dir: &Path) -> Result<()> {
     if let Ok(entries) = std::fs::read_dir(&frames) {
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
-            let frame = name
-                .strip_suffix(".obj")
-                .is_some_and(|n| n.len() >= 5 && n.bytes().all(|b| b.is_ascii_digit()));
-            if frame {
+            if numbered::digits(&name, "", ".obj").is_some_and(|d| d.len() >= 5) {
                 remove(entry.path())?;
             }
         }

@@ -7,6 +7,7 @@ use super::schema::SequenceSpec;
 use crate::collide::body::BodyMesh;
 use crate::collide::sequence::Sequence;
 use crate::error::{Error, Result};
+use crate::util::numbered;
 use glam::DVec3;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -70,22 +71,13 @@ impl Pattern {
         for entry in entries.flatten() {
             let name = entry.file_name();
             let Some(name) = name.to_str() else { continue };
-            let Some(middle) = name
-                .strip_prefix(self.prefix.as_str())
-                .and_then(|rest| rest.strip_suffix(self.suffix.as_str()))
-            else {
+            let Some(digits) = numbered::digits(name, &self.prefix, &self.suffix) else {
                 continue;
             };
-            if !middle.is_empty()
-                && middle.bytes().all(|b| b.is_ascii_digit())
-                && let Ok(k) = middle.parse::<u64>()
-            {
-                let width = self.width;
-                match format!("{k:0width$}") == middle {
-                    true => frames.insert(k),
-                    false => widths.insert(middle.len()),
-                };
-            }
+            match numbered::frame(digits, self.width) {
+                Some(k) => frames.insert(k),
+                None => widths.insert(digits.len()),
+            };
         }
         Ok((frames, widths))
     }
