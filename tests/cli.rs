@@ -264,6 +264,10 @@ fn bench_writes_json_rows() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(v["backend"], "cpu");
+    // A count of 0 is refused before anything runs, not taken as the
+    // nearest cylinder (1792 vertices).
+    let err = crease_error(&["bench", "twist", "--vertices", "7000,0", "--backend", "cpu"]);
+    assert!(err.contains("argument --vertices: 0 is not a vertex count"), "{err}");
     // The default preconditioner, `auto`, is block Jacobi below 5000
     // vertices and the multilevel one from there.
     let big = &v["rows"][1];

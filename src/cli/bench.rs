@@ -52,6 +52,11 @@ pub fn bench(which: BenchKind) -> Result<()> {
             if let Some(path) = &json {
                 super::check_output("--json", path, false)?;
             }
+            if vertices.contains(&0) {
+                bail!(
+                    "argument --vertices: 0 is not a vertex count: give at least 1 (each count takes the nearest twist cylinder, the smallest 1792 vertices)"
+                );
+            }
             if let Some(v) = vertices.iter().find(|&&v| v as u64 > crease::mesh::MAX_VERTICES) {
                 bail!(
                     "argument --vertices: {v} is more than the {} vertices a cloth may have",
