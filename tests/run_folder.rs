@@ -316,3 +316,30 @@ fn a_run_that_blows_up_stops_and_says_why() {
     assert!(frames > 1 && metrics.lines().count() == frames + 1, "{frames} frames");
     std::fs::remove_dir_all(&out).ok();
 }
+
+/// A body whose contact layer is thicker than the trousers' edges (1 m,
+/// where the scene keeps 3 mm) throws the cloth off it and blows the run
+/// up within 20 steps: the message names that field and its value before
+/// the step's advice, which alone would send the user to `dt`.
+#[test]
+fn a_blow_up_names_an_obstacle_thicker_than_the_cloths_edges() {
+    let out = temp("run-thick");
+    let o = crease(&[
+        "run",
+        "trousers-sit",
+        "--backend",
+        "cpu",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+        "--set",
+        "obstacles.body.thickness=1",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("blew up"), "{err}");
+    assert!(
+        err.contains("obstacles.body.thickness is 1 m, longer than the cloth's mean edge"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&out).ok();
+}
