@@ -311,7 +311,6 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
             row = row_now(sim, acc, &info.report, &reactions)?;
             blown_up(sim, &row)?;
             write_frame(sim, &row, frame, &mut csv, &mut usd)?;
-            sim.drop_caches();
             acc = (0, 0.0, 0, 0);
             let stopping = sim.steps() == total_steps && !sim.done();
             let interrupted = INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst);

@@ -202,11 +202,6 @@ impl Simulation {
         self.steps
     }
 
-    /// Drops what the backend keeps only for speed (`Backend::drop_caches`).
-    pub fn drop_caches(&mut self) {
-        self.backend.drop_caches();
-    }
-
     /// Material time elapsed (docs/physics.md "Material time"), seconds.
     pub fn material_time(&self) -> f64 {
         self.material_time
@@ -415,6 +410,15 @@ impl Simulation {
             }
             self.phase += 1;
             self.phase_step = 0;
+        }
+        // Each output frame ends with what the backend keeps only for
+        // speed dropped (`Backend::drop_caches`: the multilevel hierarchy,
+        // which the next solve builds afresh), where a checkpoint is
+        // written and a resumed run starts without it: whatever drives the
+        // simulation (a run, an experiment, a fit continuing from a saved
+        // state, a benchmark), it does the same arithmetic.
+        if self.steps.is_multiple_of(self.scene.frame_steps()) {
+            self.backend.drop_caches();
         }
         Ok(StepInfo {
             report,

@@ -140,7 +140,7 @@ pub trait Backend {
     fn restore_state(&mut self, state: &BackendState) -> Result<()>;
     /// Drops what the backend keeps from step to step only for speed (the
     /// multilevel hierarchy), which a checkpoint does not hold: the
-    /// run calls it after each output frame, where a resumed run starts,
-    /// so that both do the same arithmetic.
+    /// simulation calls it at the end of each output frame's last step,
+    /// where a resumed run starts, so that both do the same arithmetic.
     fn drop_caches(&mut self);
 }
