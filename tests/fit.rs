@@ -447,7 +447,7 @@ fn small_specimen() -> crease::fit::recovery::Specimen {
 /// the hardening's time constant that a table crease generated was made
 /// with (cotton with `eps_Y0` 1.6 and `tau_p` 60 s instead of 1.8 and 30
 /// s), with Gaussian noise of 0.3 degrees on the angles, starting from
-/// cotton's own. Measured: 1.596 +- 0.020 and 58.1 +- 8.3 s (asserted within
+/// cotton's own. Measured: 1.589 +- 0.020 and 58.3 +- 8.9 s (asserted within
 /// 15%, and within three standard errors).
 #[test]
 fn recovery_fit_recovers_the_yield_and_hardening_time_crease_was_run_with() {

@@ -568,7 +568,7 @@ fn scattered_dwell_times_make_the_friction_recovery_fall_in_steps_over_log_hold_
 /// model/decay.rs): pressed for 1 to 1000 material seconds, it recovers
 /// along a line in log hold time. Measured (recovery read as the
 /// experiment reads it, 0.5 s after the lift, the standard's 5 minutes):
-/// 83.9, 78.8, 73.4, 62.2, 59.2, 52.0, 50.1 degrees, R^2 0.973 (asserted
+/// 83.9, 78.8, 73.9, 62.2, 59.2, 52.0, 50.1 degrees, R^2 0.972 (asserted
 /// at least 0.95; read at 0.25 s, 81.1 to 48.5, R^2 0.946); with the
 /// scatter even in log time, 76.4 to 56.4 falling fastest over the first
 /// holds (R^2 0.923), and without it 99 then 52 in one step.
