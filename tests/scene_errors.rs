@@ -324,6 +324,19 @@ fn bad_self_collision_settings() {
     }
     let e = error_of(&base(), &["self_collision.radius=1"]);
     assert!(e.contains("self_collision") && e.contains("radius"), "{e}");
+    // The 10 cm sheet is 0.141 m across: at a thickness of 0.1 m every
+    // pair of its points lies within REST_GAP (1.5) thicknesses at rest,
+    // so none could pair; with self-collision off the value is not used.
+    let e = error_of(&base(), &["self_collision.thickness=0.1"]);
+    assert!(
+        e.contains("test.json: self_collision.thickness: is 0.1 m") && e.contains("1.414e-1 m across"),
+        "{e}"
+    );
+    let off = ["self_collision.thickness=0.1", "self_collision.enabled=false"];
+    let sets: Vec<String> = off.iter().map(|s| s.to_string()).collect();
+    assert!(scene::parse("test.json", "test", &base().to_string(), Path::new("."), &sets).is_ok());
+    let fine: Vec<String> = vec!["self_collision.thickness=0.09".into()];
+    assert!(scene::parse("test.json", "test", &base().to_string(), Path::new("."), &fine).is_ok());
 }
 
 #[test]

@@ -8,6 +8,7 @@ use super::output_interval::output_interval;
 use super::resolved::{Attach, Axis, Handle, Phase, Scene, Sticking};
 use super::schema::{Action, MeshSpec, ObstacleAction, SceneFile};
 use crate::cloth::Cloth;
+use crate::collide::proximity::REST_GAP;
 use crate::collide::{Obstacle, Pose};
 use crate::error::{Error, Result};
 use crate::model::bending::BendingModel;
@@ -157,6 +158,27 @@ pub(super) fn resolve(label: &str, name: &str, f: SceneFile, base: &Path) -> Res
         };
         let (u, v) = g.plane.axes();
         super::roll::apply(label, roll, g.size[0], vec3(g.origin), u, u.cross(v), &mut cloth)?;
+    }
+    // Points of the cloth closer than `REST_GAP` thicknesses at rest never
+    // pair (collide/proximity.rs). When that spans the whole cloth, no
+    // pair can ever form, and the search would test every pair of the
+    // cloth's elements each step to find none (O(n^2): a metre's thickness
+    // on the 27.9K twist).
+    if sc.enabled {
+        let (lo, hi) = cloth.mesh.bounds();
+        let size = (hi - lo).length();
+        if REST_GAP * sc.thickness >= size {
+            return Err(err(
+                "self_collision.thickness",
+                format!(
+                    "is {} m: points of the cloth less than {REST_GAP} times that apart at rest never repel, and \
+                     the whole cloth is {size:.3e} m across, so no pair could ever form while every pair was \
+                     tested each step: give the layers' thickness (a few millimetres, 0.002 by default), or \
+                     turn self-collision off (self_collision.enabled = false)",
+                    sc.thickness
+                ),
+            ));
+        }
     }
     if let Some(sel) = &f.region {
         let vertices = select(&cloth.mesh, sel).map_err(|m| err("region", m))?;
