@@ -24,6 +24,20 @@ fn metrics_without_timing(dir: &Path) -> Vec<String> {
 
 /// `crease run ablation-friction` on the CPU into `out`, with `extra`
 /// arguments.
+/// `crease run SCENE --backend cpu --quiet --out OUT` with `extra`.
+fn run_cpu(scene: &str, out: &Path, extra: &[&str]) -> std::process::Output {
+    let head = [
+        "run",
+        scene,
+        "--backend",
+        "cpu",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    crease(&[&head[..], extra].concat())
+}
+
 fn ablation_args<'a>(out: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
     let mut args = vec!["run", "ablation-friction", "--backend", "cpu", "--quiet", "--out", out];
     args.extend_from_slice(extra);
@@ -205,18 +219,8 @@ fn a_solve_that_needs_more_iterations_says_so() {
     });
     std::fs::write(&scene, json.to_string()).unwrap();
     let run = |cap: &str| {
-        let dir = out.join(cap);
-        crease(&[
-            "run",
-            scene.to_str().unwrap(),
-            "--backend",
-            "cpu",
-            "--quiet",
-            "--out",
-            dir.to_str().unwrap(),
-            "--set",
-            &format!("solver.max_iterations={cap}"),
-        ])
+        let set = format!("solver.max_iterations={cap}");
+        run_cpu(scene.to_str().unwrap(), &out.join(cap), &["--set", &set])
     };
     let o = run("2000");
     let err = String::from_utf8_lossy(&o.stderr);
@@ -240,11 +244,8 @@ fn a_solve_that_needs_more_iterations_says_so() {
 #[test]
 fn a_run_into_an_old_folder_never_mixes_with_it() {
     let out = temp("run-mix");
-    let dir = out.to_str().unwrap();
     // `scene` on the CPU into the folder, with `extra` options.
-    let run = |scene: &str, extra: &[&str]| {
-        crease(&[&["run", scene, "--backend", "cpu", "--quiet", "--out", dir][..], extra].concat())
-    };
+    let run = |scene: &str, extra: &[&str]| run_cpu(scene, &out, extra);
     let ok = |o: std::process::Output| assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     ok(run("hang", &["--until", "0.1", "--checkpoint-every", "0.05"]));
     std::fs::write(out.join("notes.txt"), "mine").unwrap();
@@ -288,21 +289,12 @@ fn a_run_into_an_old_folder_never_mixes_with_it() {
 #[test]
 fn a_run_that_blows_up_stops_and_says_why() {
     let out = temp("run-boom");
-    let o = crease(&[
-        "run",
+    let sets = ["integrator=bridson-mixed", "dt=0.05", "output.frame_interval=0.05"];
+    let o = run_cpu(
         "hang",
-        "--backend",
-        "cpu",
-        "--quiet",
-        "--out",
-        out.to_str().unwrap(),
-        "--set",
-        "integrator=bridson-mixed",
-        "--set",
-        "dt=0.05",
-        "--set",
-        "output.frame_interval=0.05",
-    ]);
+        &out,
+        &sets.iter().flat_map(|s| ["--set", s]).collect::<Vec<_>>(),
+    );
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
         !o.status.success()
@@ -324,17 +316,7 @@ fn a_run_that_blows_up_stops_and_says_why() {
 #[test]
 fn a_blow_up_names_an_obstacle_thicker_than_the_cloths_edges() {
     let out = temp("run-thick");
-    let o = crease(&[
-        "run",
-        "trousers-sit",
-        "--backend",
-        "cpu",
-        "--quiet",
-        "--out",
-        out.to_str().unwrap(),
-        "--set",
-        "obstacles.body.thickness=1",
-    ]);
+    let o = run_cpu("trousers-sit", &out, &["--set", "obstacles.body.thickness=1"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && err.contains("blew up"), "{err}");
     assert!(
