@@ -325,3 +325,32 @@ fn a_blow_up_names_an_obstacle_thicker_than_the_cloths_edges() {
     );
     std::fs::remove_dir_all(&out).ok();
 }
+
+/// A frame interval of one step over a hold of a million seconds would
+/// write a billion frames: the run is refused before it starts, naming
+/// the field, and the previous run's outputs in the folder stay.
+#[test]
+fn a_run_whose_frames_would_fill_the_disk_is_refused_before_it_starts() {
+    let out = temp("run-room");
+    let o = run_cpu("twist", &out, &["--until", "0.002"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let metrics = std::fs::read_to_string(out.join("metrics.csv")).unwrap();
+    let huge = [
+        "--set",
+        "timeline.hold.duration=1e6",
+        "--set",
+        "output.frame_interval=0.001",
+    ];
+    let o = run_cpu("twist", &out, &huge);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success()
+            && err.contains("would write 1000000501 output frames")
+            && err.contains("raise output.frame_interval (now 0.001 s, 1 step a frame)")
+            && err.contains("--until"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(out.join("metrics.csv")).unwrap(), metrics);
+    assert!(out.join("frames/00000.obj").is_file());
+    std::fs::remove_dir_all(&out).ok();
+}

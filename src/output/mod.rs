@@ -2,6 +2,7 @@
 //! output frame) and `summary.json`, all written atomically.
 
 mod checkpoint;
+mod room;
 pub mod usd;
 
 pub use checkpoint::{Checkpoint, SceneKey};
@@ -18,7 +19,7 @@ use crate::mesh::write_obj;
 use crate::scene::Format;
 use crate::sim::{Reaction, Simulation};
 use crate::step::StepReport;
-use crate::util::{numbered, remove_leftovers, write_atomic};
+use crate::util::{Appended, numbered, remove_leftovers, write_atomic};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -162,6 +163,21 @@ pub struct RunOptions {
 /// `out_dir/frames/NNNNN.obj` (frame 0 = initial state), `metrics.csv` and
 /// `summary.json`. Returns the summary.
 pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Progress)) -> Result<Value> {
+    let frame_steps = sim.scene.frame_steps();
+    let dt = sim.scene.dt;
+    let total_steps = match opts.until {
+        Some(t) => ((t / dt).round() as u64).min(sim.scene.total_steps()),
+        None => sim.scene.total_steps(),
+    };
+    // Frame 0, one every `frame_steps`, and the last step's.
+    let frames_in_all = 1 + total_steps.div_ceil(frame_steps);
+    let written = opts.resume.as_ref().map_or(0, |c| c.frame as u64 + 1);
+    room::check(
+        &sim.scene,
+        &opts.out_dir,
+        frames_in_all.saturating_sub(written),
+        opts.resume.is_none(),
+    )?;
     if opts.resume.is_none() {
         clear_previous(&opts.out_dir)?;
     }
@@ -175,12 +191,6 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
     };
     std::fs::create_dir_all(&frames).map_err(|e| Error::io(&frames, e))?;
     let handles: Vec<String> = sim.scene.handles.iter().map(|h| h.name.clone()).collect();
-    let frame_steps = sim.scene.frame_steps();
-    let dt = sim.scene.dt;
-    let total_steps = match opts.until {
-        Some(t) => ((t / dt).round() as u64).min(sim.scene.total_steps()),
-        None => sim.scene.total_steps(),
-    };
     let end_time = total_steps as f64 * dt;
     let started = Instant::now();
     let mut csv = String::new();
@@ -239,10 +249,14 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
         (true, None) => Some(UsdFrames::create(&opts.out_dir, &sim.scene)?),
         (true, Some(c)) => Some(UsdFrames::resume(&opts.out_dir, &sim.scene, c.frame + 1)?),
     };
+    // metrics.csv: written whole at the first frame (or a resume's), then
+    // a row appended at each.
+    let mut metrics: Option<Appended> = None;
     let write_frame = |sim: &Simulation,
                        row: &MetricsRow,
                        frame: usize,
                        csv: &mut String,
+                       metrics: &mut Option<Appended>,
                        usd: &mut Option<UsdFrames>|
      -> Result<()> {
         let x = sim.backend().positions()?;
@@ -259,9 +273,15 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
             csv.push_str(&row.header(&handles));
             csv.push('\n');
         }
-        csv.push_str(&row.csv(&handles));
-        csv.push('\n');
-        write_atomic(&opts.out_dir.join("metrics.csv"), csv.as_bytes())
+        let line = row.csv(&handles) + "\n";
+        csv.push_str(&line);
+        match metrics {
+            Some(file) => file.append(line.as_bytes()),
+            None => {
+                *metrics = Some(Appended::create(&opts.out_dir.join("metrics.csv"), csv.as_bytes())?);
+                Ok(())
+            }
+        }
     };
     let row_now = |sim: &Simulation,
                    acc: (usize, f64, u64, usize),
@@ -293,7 +313,7 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
     let mut row = row_now(sim, acc, &StepReport::default(), &reactions)?;
     if opts.resume.is_none() {
         opts.scene_key.write_run(&opts.out_dir)?;
-        write_frame(sim, &row, frame, &mut csv, &mut usd)?;
+        write_frame(sim, &row, frame, &mut csv, &mut metrics, &mut usd)?;
     }
     while !sim.done() && sim.steps() < total_steps {
         let info = sim.step()?;
@@ -310,7 +330,7 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
             frame += 1;
             row = row_now(sim, acc, &info.report, &reactions)?;
             blown_up(sim, &row)?;
-            write_frame(sim, &row, frame, &mut csv, &mut usd)?;
+            write_frame(sim, &row, frame, &mut csv, &mut metrics, &mut usd)?;
             acc = (0, 0.0, 0, 0);
             let stopping = sim.steps() == total_steps && !sim.done();
             let interrupted = INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst);
@@ -492,16 +512,24 @@ fn blown_up(sim: &Simulation, row: &MetricsRow) -> Result<()> {
 /// checkpoint, which `crease resume` would continue. Nothing else there is
 /// touched.
 fn clear_previous(out_dir: &Path) -> Result<()> {
-    let remove = |path: PathBuf| match std::fs::remove_file(&path) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io(&path, e)),
-        _ => Ok(()),
-    };
-    let frames = out_dir.join("frames");
-    if let Ok(entries) = std::fs::read_dir(&frames) {
+    for path in previous_outputs(out_dir) {
+        match std::fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(Error::io(&path, e)),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// The files a run writes in `out_dir` (those there now, and the fixed
+/// names whether there or not).
+fn previous_outputs(out_dir: &Path) -> Vec<PathBuf> {
+    let mut paths = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(out_dir.join("frames")) {
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
             if numbered::digits(&name, "", ".obj").is_some_and(|d| d.len() >= 5) {
-                remove(entry.path())?;
+                paths.push(entry.path());
             }
         }
     }
@@ -514,9 +542,10 @@ fn clear_previous(out_dir: &Path) -> Result<()> {
         usd::FILE,
         usd::FRAMES,
     ] {
-        remove(out_dir.join(name))?;
+        paths.push(out_dir.join(name));
     }
-    remove(Checkpoint::path(out_dir))
+    paths.push(Checkpoint::path(out_dir));
+    paths
 }
 
 /// The path of output frame `k` under `out_dir`.

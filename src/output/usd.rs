@@ -82,6 +82,14 @@ impl UsdFrames {
             .collect()
     }
 
+    /// About the bytes one frame adds to a run's USD output: its record
+    /// in the frames file, and its samples as text in the layer (about
+    /// three times the record's f32s).
+    pub fn frame_bytes(scene: &Scene) -> u64 {
+        let record = 8 + 12 * scene.cloth.vertex_count() + Self::parts(scene).iter().map(Part::bytes).sum::<usize>();
+        4 * record as u64
+    }
+
     fn record_bytes(&self) -> usize {
         8 + 12 * self.vertices + self.parts.iter().map(Part::bytes).sum::<usize>()
     }

@@ -35,6 +35,42 @@ pub fn write_atomic_with(path: &Path, fill: impl FnOnce(&mut dyn Write) -> Resul
     })
 }
 
+/// A file that grows by whole records: written atomically first (with
+/// its header), then appended one record per write, and cut back to its
+/// last whole record when a write fails. A table that grows by a row per
+/// output frame is appended rather than written again whole: written whole
+/// each frame, a run of 50,000 frames (500 s at 100 frames a second)
+/// writes about 375 GB for a metrics file of 15 MB.
+pub struct Appended {
+    path: std::path::PathBuf,
+    file: std::fs::File,
+}
+
+impl Appended {
+    /// `path` holding `bytes` (written atomically), open to append.
+    pub fn create(path: &Path, bytes: &[u8]) -> Result<Appended> {
+        write_atomic(path, bytes)?;
+        let file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(path)
+            .map_err(|e| Error::io(path, e))?;
+        Ok(Appended {
+            path: path.to_path_buf(),
+            file,
+        })
+    }
+
+    /// Appends `record`; on an error the file is left as it was.
+    pub fn append(&mut self, record: &[u8]) -> Result<()> {
+        let io = |e| Error::io(&self.path, e);
+        let len = self.file.metadata().map_err(io)?.len();
+        self.file.write_all(record).map_err(|e| {
+            let _ = self.file.set_len(len);
+            io(e)
+        })
+    }
+}
+
 /// Whether `name` is one of `write_atomic`'s temporary files.
 fn is_leftover(name: &str) -> bool {
     name.strip_prefix('.')
@@ -58,7 +94,22 @@ pub fn remove_leftovers(dir: &Path) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::is_leftover;
+    use super::{Appended, is_leftover};
+
+    /// The header written whole, then each record after it, and a file
+    /// written over by a new `create`.
+    #[test]
+    fn an_appended_file_holds_its_header_and_each_record_in_order() {
+        let dir = std::env::temp_dir().join(format!("crease-appended-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("table.csv");
+        std::fs::write(&path, "an older run's table\n").unwrap();
+        let mut file = Appended::create(&path, b"a,b\n1,2\n").unwrap();
+        file.append(b"3,4\n").unwrap();
+        file.append(b"5,6\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "a,b\n1,2\n3,4\n5,6\n");
+        std::fs::remove_dir_all(&dir).ok();
+    }
 
     #[test]
     fn only_the_writers_own_temporary_names_are_leftovers() {
