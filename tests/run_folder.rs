@@ -352,5 +352,12 @@ fn a_run_whose_frames_would_fill_the_disk_is_refused_before_it_starts() {
     );
     assert_eq!(std::fs::read_to_string(out.join("metrics.csv")).unwrap(), metrics);
     assert!(out.join("frames/00000.obj").is_file());
+    // `crease check` says as much before any run.
+    let o = crease(&[&["check", "twist"][..], &huge].concat());
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success() && said.contains(": 1000000501 frames, about "),
+        "{said}"
+    );
     std::fs::remove_dir_all(&out).ok();
 }

@@ -242,12 +242,14 @@ fn print_scene(s: &Scene) {
             crease::scene::Format::Usd => "cloth.usda",
         })
         .collect();
+    let frames = s.output_frames(s.total_steps());
     println!(
-        "  output every {} s ({} steps, {} frames a second) as {}",
+        "  output every {} s ({} steps, {} frames a second) as {}: {frames} frames, about {}",
         num(s.frame_interval),
         s.frame_steps(),
         num(1.0 / s.frame_interval),
-        formats.join(" and ")
+        formats.join(" and "),
+        crease::output::size(frames.saturating_mul(crease::output::frame_bytes(s)))
     );
 }
 

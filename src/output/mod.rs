@@ -5,6 +5,8 @@ mod checkpoint;
 mod room;
 pub mod usd;
 
+pub use room::{frame_bytes, size};
+
 pub use checkpoint::{Checkpoint, SceneKey};
 use usd::UsdFrames;
 
@@ -169,15 +171,9 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
         Some(t) => ((t / dt).round() as u64).min(sim.scene.total_steps()),
         None => sim.scene.total_steps(),
     };
-    // Frame 0, one every `frame_steps`, and the last step's.
-    let frames_in_all = 1 + total_steps.div_ceil(frame_steps);
     let written = opts.resume.as_ref().map_or(0, |c| c.frame as u64 + 1);
-    room::check(
-        &sim.scene,
-        &opts.out_dir,
-        frames_in_all.saturating_sub(written),
-        opts.resume.is_none(),
-    )?;
+    let frames_left = sim.scene.output_frames(total_steps).saturating_sub(written);
+    room::check(&sim.scene, &opts.out_dir, frames_left, opts.resume.is_none())?;
     if opts.resume.is_none() {
         clear_previous(&opts.out_dir)?;
     }

@@ -9,20 +9,26 @@ use crate::mesh::write_obj;
 use crate::scene::{Format, Scene};
 use std::path::Path;
 
-/// Refuses a run whose `frames` output frames would need more room than
-/// the disk under `out_dir` has free (counting, on a fresh run, the
-/// previous run's outputs there, which it replaces). Each frame's size is
-/// estimated: an OBJ frame as large as the rest shape's (with a tenth
-/// more for longer numbers), a USD frame by [`UsdFrames::frame_bytes`].
-pub(super) fn check(scene: &Scene, out_dir: &Path, frames: u64, fresh: bool) -> Result<()> {
-    let mut frame_bytes = 0u64;
+/// About the bytes one output frame of `scene` takes on disk: an OBJ
+/// frame as large as the rest shape's (with a tenth more for longer
+/// numbers), a USD frame by [`UsdFrames::frame_bytes`].
+pub fn frame_bytes(scene: &Scene) -> u64 {
+    let mut bytes = 0u64;
     if scene.formats.contains(&Format::Obj) {
         let mesh = &scene.cloth.mesh;
-        frame_bytes += write_obj(mesh, &mesh.positions).len() as u64 * 11 / 10;
+        bytes += write_obj(mesh, &mesh.positions).len() as u64 * 11 / 10;
     }
     if scene.formats.contains(&Format::Usd) {
-        frame_bytes += UsdFrames::frame_bytes(scene);
+        bytes += UsdFrames::frame_bytes(scene);
     }
+    bytes
+}
+
+/// Refuses a run whose `frames` output frames would need more room than
+/// the disk under `out_dir` has free (counting, on a fresh run, the
+/// previous run's outputs there, which it replaces).
+pub(super) fn check(scene: &Scene, out_dir: &Path, frames: u64, fresh: bool) -> Result<()> {
+    let frame_bytes = frame_bytes(scene);
     let needed = frames.saturating_mul(frame_bytes);
     // The nearest folder that exists holds the disk the output goes to.
     let Some(disk) = out_dir.ancestors().find(|p| p.is_dir() || p.as_os_str().is_empty()) else {
@@ -49,11 +55,6 @@ pub(super) fn check(scene: &Scene, out_dir: &Path, frames: u64, fresh: bool) -> 
     if needed <= free.saturating_add(reclaimed) {
         return Ok(());
     }
-    let size = |b: u64| match b {
-        b if b >= 1 << 40 => format!("{:.1} TB", b as f64 / (1u64 << 40) as f64),
-        b if b >= 1 << 30 => format!("{:.1} GB", b as f64 / (1u64 << 30) as f64),
-        b => format!("{:.1} MB", b as f64 / (1u64 << 20) as f64),
-    };
     Err(Error::File {
         path: out_dir.to_path_buf(),
         message: format!(
@@ -68,4 +69,13 @@ pub(super) fn check(scene: &Scene, out_dir: &Path, frames: u64, fresh: bool) -> 
             if scene.frame_steps() == 1 { "" } else { "s" }
         ),
     })
+}
+
+/// Bytes as a person reads them: `0.7 MB`, `3.2 GB`, `1.5 TB`.
+pub fn size(b: u64) -> String {
+    match b {
+        b if b >= 1 << 40 => format!("{:.1} TB", b as f64 / (1u64 << 40) as f64),
+        b if b >= 1 << 30 => format!("{:.1} GB", b as f64 / (1u64 << 30) as f64),
+        b => format!("{:.1} MB", b as f64 / (1u64 << 20) as f64),
+    }
 }

@@ -113,6 +113,12 @@ impl Scene {
         ((self.frame_interval / self.dt).round() as u64).max(1)
     }
 
+    /// Output frames a run of `steps` steps writes: frame 0, one every
+    /// [`Scene::frame_steps`], and the last step's.
+    pub fn output_frames(&self, steps: u64) -> u64 {
+        1 + steps.div_ceil(self.frame_steps())
+    }
+
     /// A step of the scene's settings with nothing held, no obstacles and no
     /// sticking springs (tests and validation fill in what they need).
     pub fn unconstrained_step(&self) -> StepInput<'_> {
