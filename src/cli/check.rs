@@ -249,7 +249,7 @@ fn print_scene(s: &Scene) {
         s.frame_steps(),
         num(1.0 / s.frame_interval),
         formats.join(" and "),
-        crease::output::size(frames.saturating_mul(crease::output::frame_bytes(s)))
+        crease::util::memory::size(frames.saturating_mul(crease::output::frame_bytes(s)))
     );
 }
 

@@ -38,9 +38,9 @@ pub fn too_big_for_memory(vertices: u128, per_vertex: u64) -> Option<String> {
     (need > available as u128).then(|| {
         format!(
             "{vertices} vertices need about {} to run ({} KB a vertex), more than the {} this machine has free: use a coarser mesh",
-            crate::util::memory::gb(need.min(u64::MAX as u128) as u64),
+            crate::util::memory::size(need.min(u64::MAX as u128) as u64),
             per_vertex / 1024,
-            crate::util::memory::gb(available)
+            crate::util::memory::size(available)
         )
     })
 }

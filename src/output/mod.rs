@@ -5,7 +5,7 @@ mod checkpoint;
 mod room;
 pub mod usd;
 
-pub use room::{frame_bytes, size};
+pub use room::frame_bytes;
 
 pub use checkpoint::{Checkpoint, SceneKey};
 use usd::UsdFrames;

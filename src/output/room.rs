@@ -7,6 +7,7 @@ use super::usd::UsdFrames;
 use crate::error::{Error, Result};
 use crate::mesh::write_obj;
 use crate::scene::{Format, Scene};
+use crate::util::memory::size;
 use std::path::Path;
 
 /// About the bytes one output frame of `scene` takes on disk: an OBJ
@@ -69,13 +70,4 @@ pub(super) fn check(scene: &Scene, out_dir: &Path, frames: u64, fresh: bool) -> 
             if scene.frame_steps() == 1 { "" } else { "s" }
         ),
     })
-}
-
-/// Bytes as a person reads them: `0.7 MB`, `3.2 GB`, `1.5 TB`.
-pub fn size(b: u64) -> String {
-    match b {
-        b if b >= 1 << 40 => format!("{:.1} TB", b as f64 / (1u64 << 40) as f64),
-        b if b >= 1 << 30 => format!("{:.1} GB", b as f64 / (1u64 << 30) as f64),
-        b => format!("{:.1} MB", b as f64 / (1u64 << 20) as f64),
-    }
 }
