@@ -359,5 +359,30 @@ fn a_run_whose_frames_would_fill_the_disk_is_refused_before_it_starts() {
         o.status.success() && said.contains(": 1000000501 frames, about "),
         "{said}"
     );
+    // An experiment's variants are reckoned together before any starts
+    // (each alone may fit where all do not; here none does), and the
+    // advice names what an experiment can shorten.
+    let lab = temp("run-room-experiment");
+    let o = crease(&[
+        "experiment",
+        "ablation-friction",
+        "--backend",
+        "cpu",
+        "--quiet",
+        "--out",
+        lab.to_str().unwrap(),
+        "--set",
+        "timeline.rest.duration=1e6",
+        "--set",
+        "output.frame_interval=0.002",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success()
+            && err.contains("the 7 runs would write 3500003857 output frames")
+            && err.contains("shorten the phases"),
+        "{err}"
+    );
+    assert!(!lab.exists(), "the experiment's folder was made");
     std::fs::remove_dir_all(&out).ok();
 }

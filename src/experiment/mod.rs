@@ -507,6 +507,15 @@ pub fn run(
         .iter()
         .map(|v| Ok((v.name.clone(), variant_scene(exp, v, user_sets)?)))
         .collect::<Result<Vec<(String, Scene)>>>()?;
+    let planned: Vec<output::Planned> = scenes
+        .iter()
+        .map(|(name, scene)| output::Planned {
+            scene,
+            dir: out_dir.join(name),
+            frames: scene.output_frames(scene.total_steps()),
+        })
+        .collect();
+    output::check_room(&planned, out_dir, true)?;
     let variants = crate::util::jobs::each(jobs, scenes.len(), |k| {
         started(k, &exp.variants[k].name);
         run_variant(exp, &exp.variants[k], &scenes[k].1, user_sets, out_dir, backend)

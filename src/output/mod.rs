@@ -5,7 +5,7 @@ mod checkpoint;
 mod room;
 pub mod usd;
 
-pub use room::frame_bytes;
+pub use room::{Planned, check_room, frame_bytes};
 
 pub use checkpoint::{Checkpoint, SceneKey};
 use usd::UsdFrames;
@@ -173,7 +173,12 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
     };
     let written = opts.resume.as_ref().map_or(0, |c| c.frame as u64 + 1);
     let frames_left = sim.scene.output_frames(total_steps).saturating_sub(written);
-    room::check(&sim.scene, &opts.out_dir, frames_left, opts.resume.is_none())?;
+    let planned = Planned {
+        scene: &sim.scene,
+        dir: opts.out_dir.clone(),
+        frames: frames_left,
+    };
+    check_room(&[planned], &opts.out_dir, opts.resume.is_none())?;
     if opts.resume.is_none() {
         clear_previous(&opts.out_dir)?;
     }

@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::mesh::write_obj;
 use crate::scene::{Format, Scene};
 use crate::util::memory::size;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// About the bytes one output frame of `scene` takes on disk: an OBJ
 /// frame as large as the rest shape's (with a tenth more for longer
@@ -25,12 +25,24 @@ pub fn frame_bytes(scene: &Scene) -> u64 {
     bytes
 }
 
-/// Refuses a run whose `frames` output frames would need more room than
-/// the disk under `out_dir` has free (counting, on a fresh run, the
-/// previous run's outputs there, which it replaces).
-pub(super) fn check(scene: &Scene, out_dir: &Path, frames: u64, fresh: bool) -> Result<()> {
-    let frame_bytes = frame_bytes(scene);
-    let needed = frames.saturating_mul(frame_bytes);
+/// One run's output: its scene, its folder and the frames it will write.
+pub struct Planned<'a> {
+    pub scene: &'a Scene,
+    pub dir: PathBuf,
+    pub frames: u64,
+}
+
+/// Refuses `runs` (one, or an experiment's variants side by side) whose
+/// frames would need more room than the disk under `out_dir` has free
+/// (counting, when `fresh`, each run's previous outputs in its folder,
+/// which it replaces). Each run checks its own frames as it starts; an
+/// experiment checks all of its runs first, since each alone may fit
+/// where together they do not.
+pub fn check_room(runs: &[Planned], out_dir: &Path, fresh: bool) -> Result<()> {
+    let frames: u64 = runs.iter().map(|r| r.frames).sum();
+    let needed = runs.iter().fold(0u64, |sum, r| {
+        sum.saturating_add(r.frames.saturating_mul(frame_bytes(r.scene)))
+    });
     // The nearest folder that exists holds the disk the output goes to.
     let Some(disk) = out_dir.ancestors().find(|p| p.is_dir() || p.as_os_str().is_empty()) else {
         return Ok(());
@@ -46,23 +58,33 @@ pub(super) fn check(scene: &Scene, out_dir: &Path, frames: u64, fresh: bool) -> 
         return Ok(());
     };
     let reclaimed: u64 = match fresh {
-        true => previous_outputs(out_dir)
+        true => runs
             .iter()
+            .flat_map(|r| previous_outputs(&r.dir))
             .filter_map(|p| std::fs::metadata(p).ok())
             .map(|m| m.len())
             .sum(),
         false => 0,
     };
-    if needed <= free.saturating_add(reclaimed) {
+    let (Some(first), true) = (runs.first(), needed > free.saturating_add(reclaimed)) else {
         return Ok(());
-    }
+    };
+    // `crease run` stops where `--until` says; an experiment's variants
+    // run their whole timelines.
+    let (scene, what, shorter) = match runs.len() {
+        1 => (first.scene, "the run".to_string(), "stop sooner with --until"),
+        n => (
+            first.scene,
+            format!("the {n} runs"),
+            "shorten the phases (--set timeline.PHASE.duration=SECONDS)",
+        ),
+    };
     Err(Error::File {
         path: out_dir.to_path_buf(),
         message: format!(
-            "the run would write {frames} output frames of about {} each, {} in all, and the disk has {} free: \
-             raise output.frame_interval (now {} s, {} step{} a frame), stop sooner with --until, or \
-             choose another --out",
-            size(frame_bytes),
+            "{what} would write {frames} output frames of about {} each, {} in all, and the disk has {} free: \
+             raise output.frame_interval (now {} s, {} step{} a frame), {shorter}, or choose another --out",
+            size(needed / frames.max(1)),
             size(needed),
             size(free.saturating_add(reclaimed)),
             scene.frame_interval,

@@ -11,14 +11,15 @@ pub fn available() -> Option<u64> {
     kb.checked_mul(1024)
 }
 
-/// `bytes` as a person reads them, with one decimal: `0.7 MB`, `98.3 GB`,
-/// `1.5 TB`.
+/// `bytes` as a person reads them, with one decimal: `20.5 KB`, `54.8 MB`,
+/// `98.3 GB`, `1.5 TB`.
 pub fn size(bytes: u64) -> String {
     let b = bytes as f64;
     match bytes {
         1_000_000_000_000.. => format!("{:.1} TB", b / 1e12),
         1_000_000_000.. => format!("{:.1} GB", b / 1e9),
-        _ => format!("{:.1} MB", b / 1e6),
+        1_000_000.. => format!("{:.1} MB", b / 1e6),
+        _ => format!("{:.1} KB", b / 1e3),
     }
 }
 
