@@ -39,7 +39,9 @@ pub struct Planned<'a> {
 /// experiment checks all of its runs first, since each alone may fit
 /// where together they do not.
 pub fn check_room(runs: &[Planned], out_dir: &Path, fresh: bool) -> Result<()> {
-    let frames: u64 = runs.iter().map(|r| r.frames).sum();
+    // Frame counts come from the scene's durations: a sum of huge ones
+    // saturates rather than wraps.
+    let frames = runs.iter().fold(0u64, |sum, r| sum.saturating_add(r.frames));
     let needed = runs.iter().fold(0u64, |sum, r| {
         sum.saturating_add(r.frames.saturating_mul(frame_bytes(r.scene)))
     });
@@ -71,10 +73,10 @@ pub fn check_room(runs: &[Planned], out_dir: &Path, fresh: bool) -> Result<()> {
     };
     // `crease run` stops where `--until` says; an experiment's variants
     // run their whole timelines.
-    let (scene, what, shorter) = match runs.len() {
-        1 => (first.scene, "the run".to_string(), "stop sooner with --until"),
+    let scene = first.scene;
+    let (what, shorter) = match runs.len() {
+        1 => ("the run".to_string(), "stop sooner with --until"),
         n => (
-            first.scene,
             format!("the {n} runs"),
             "shorten the phases (--set timeline.PHASE.duration=SECONDS)",
         ),
