@@ -3,11 +3,12 @@
 //! claims run on the CPU, on a smaller and faster version of the built-in
 //! `trousers-sit` scene: 3.5 cm edges (about 1.1K vertices), a 4 ms step,
 //! and every phase half as long (pose 0.5 s, hold 0.25 s, return 0.5 s,
-//! settle 0.25 s, bare 0.25 s), which keeps the runs to about 25 s each
-//! on 2 cores (the claims on the seat take 2.5 cm edges, about 50 s; the
-//! claim on stretch and contact run at the scenes' own pace, about 110
-//! s each). Runs go two at a time on one thread each (`run_until`): the
-//! file took 679 s, against 848 s one run at a time on both cores.
+//! settle 0.25 s, bare 0.25 s), with the scenes' multilevel
+//! preconditioner (the claims on the seat take 2.5 cm edges; the claims on
+//! stretch and contact run at the scenes' own pace, 1 ms steps). Runs go
+//! two at a time on one thread each (`run_until`), which on 2 cores gets
+//! more done than one run at a time on both: the file took 269 s
+//! (2026-11-29; 375 s with block Jacobi and the 2 ms steps before).
 //! Residual bend here is the mean plastic bend angle of a garment group's
 //! hinges once the body has returned to rest and the cloth has settled:
 //! the set that stays (|theta - theta_rest| at this resolution is
@@ -252,8 +253,8 @@ fn without_the_body_the_trousers_keep_what_the_hold_left() {
 /// (friction alone holds its wrinkles) and with friction off (plasticity
 /// alone): taken off the body, the friction-only trousers lose at least a
 /// tenth of their knees' wrinkles (hinges bent more than 0.3 rad from
-/// rest; measured 262 -> 215, 17.9%), the plastic-only ones less than half
-/// that share (measured 173 -> 188: hanging adds some).
+/// rest; measured 183 -> 131, 28.4%), the plastic-only ones less than half
+/// that share (measured 185 -> 195: hanging adds some).
 #[test]
 fn without_the_body_friction_wrinkles_go_and_plastic_ones_stay() {
     let cotton = r#"cloth.material={"preset": "trousers-cotton"}"#;
@@ -333,9 +334,10 @@ fn assert_clean(o: &Outcome) {
 }
 
 /// Sat down at the scene's own pace (1 s to sit, held 0.5 s, 1 s to
-/// stand up, at 2 ms steps) with 2.5 cm edges, up to the end of the
-/// return, the trousers stay clean ([`assert_clean`]): measured 26.0%
-/// at most. (Twice as fast, as the other claims run, the cloth lags the
+/// stand up, at 1 ms steps) with 2.5 cm edges, up to the end of the
+/// return, the trousers stay clean ([`assert_clean`]): measured 21.1%
+/// at most (26.0% at the 2 ms steps and block Jacobi of before
+/// 2026-11-29). (Twice as fast, as the other claims run, the cloth lags the
 /// body and single edges at the front of the knees reach 40-60% for a
 /// frame or two.)
 #[test]
@@ -343,12 +345,12 @@ fn sitting_at_the_scenes_pace_stretches_no_edge_past_30_percent_and_stays_outsid
     assert_clean(&run_until("cotton-sit-long", &[FINE], Some(2.5)));
 }
 
-/// Lifting a leg at the scene's pace, likewise: measured 26.9% at most
-/// (the hoops over the lifted knee 26.3%, through the hold). The claim is
-/// the issue's, on edges: the most stretched triangle, in the tall band
-/// of quads below the crotch ring at the back, reaches a principal
-/// stretch of 73.9% (`max_stretch`, measured 2026-11-27), which its sides
-/// understate (docs/garments.md).
+/// Lifting a leg at the scene's pace, likewise: measured 23.4% at most
+/// (26.9% at 2 ms steps with block Jacobi, 33.0% with the multilevel
+/// preconditioner). The claim is the issue's, on edges: the most
+/// stretched triangle, in the tall band of quads below the crotch ring at
+/// the back, reaches a principal stretch of 67.1% (`max_stretch`), which
+/// its sides understate (docs/garments.md).
 #[test]
 fn lifting_a_leg_at_the_scenes_pace_stretches_no_edge_past_30_percent_and_stays_outside_the_body() {
     assert_clean(&run_until("cotton-lift-leg-long", &[FINE], Some(2.5)));
