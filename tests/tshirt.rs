@@ -10,7 +10,7 @@ use crease::scene;
 use crease::sim::Simulation;
 use std::sync::Arc;
 
-/// `tshirt-bend-arms` with 2.5 cm edges (about 1.9K vertices), through the
+/// `tshirt-bend-arms` with 2.5 cm edges (1720 vertices), through the
 /// elbows' closing, the hold and their opening (1.6 s, about 80 s here):
 /// the fail-safe acts, every collision it finds it resolves, and no two of
 /// the cloth's triangles cross at any tenth step; no vertex is then deeper
