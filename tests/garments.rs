@@ -337,9 +337,9 @@ fn assert_clean(o: &Outcome) {
 /// stand up, at 1 ms steps) with 2.5 cm edges, up to the end of the
 /// return, the trousers stay clean ([`assert_clean`]): measured 21.1%
 /// at most (26.0% at the 2 ms steps and block Jacobi of before
-/// 2026-11-29). (Twice as fast, as the other claims run, the cloth lags the
-/// body and single edges at the front of the knees reach 40-60% for a
-/// frame or two.)
+/// 2026-11-29). (Twice as fast, as the other claims run, the cloth lagged
+/// the body at 2 ms steps and single edges at the front of the knees
+/// reached 40-60% for a frame or two.)
 #[test]
 fn sitting_at_the_scenes_pace_stretches_no_edge_past_30_percent_and_stays_outside_the_body() {
     assert_clean(&run_until("cotton-sit-long", &[FINE], Some(2.5)));
