@@ -206,9 +206,7 @@ fn without_the_models_clocks_the_hold_leaves_the_trousers_as_they_were() {
 }
 
 /// Sitting (both knees at 90 degrees, on a seat) leaves more residual bend
-/// at the knees than lifting one leg (its knee at 90 degrees, the thigh
-/// level), after the long hold: at least 1.1 times (measured 1.18 here;
-/// 1.43 when the lifted thigh rose 80 degrees, before 2026-11-29).
+/// at the knees than lifting one leg, after the long hold.
 #[test]
 fn sitting_leaves_more_at_the_knees_than_lifting_a_leg() {
     let sit = run("cotton-sit-long", &[]);
@@ -218,15 +216,14 @@ fn sitting_leaves_more_at_the_knees_than_lifting_a_leg() {
         sit.plastic("knees"),
         lift.plastic("knees")
     );
-    assert!(sit.plastic("knees") > 1.1 * lift.plastic("knees"));
+    assert!(sit.plastic("knees") > 1.2 * lift.plastic("knees"));
 }
 
 /// Gong Fig. 6 e-h: the same trousers with the body taken away, hanging
 /// from the waistband. They keep the set they took on the body (at the
 /// knees and the seat, within 5%: hanging neither undoes nor adds much),
 /// so without the body the long sit still leaves at least 1.2 times the
-/// short one's, and sitting more than lifting a leg at the knees (1.1
-/// times, as on the body).
+/// short one's, and sitting more than lifting a leg at the knees.
 #[test]
 fn without_the_body_the_trousers_keep_what_the_hold_left() {
     let short = run("cotton-sit-short", &[FINE]);
@@ -247,7 +244,7 @@ fn without_the_body_the_trousers_keep_what_the_hold_left() {
     }
     let (s, l) = (sit.bare_plastic("knees"), lift.bare_plastic("knees"));
     println!("without the body, knees: {s:.4} rad after sitting, {l:.4} after lifting a leg");
-    assert!(s > 1.1 * l, "knees: {s} after sitting, {l} after lifting a leg");
+    assert!(s > 1.2 * l);
 }
 
 /// Gong §4.2 on Fig. 6 e-h: without the body "some wrinkles disappear
@@ -366,12 +363,12 @@ fn sitting_at_the_scenes_pace_stretches_no_edge_past_30_percent_and_stays_outsid
     assert_clean(&run_until("cotton-sit-long", &[FINE], Some(2.5)));
 }
 
-/// Lifting a leg at the scene's pace (the thigh level), likewise:
-/// measured 28.1% at most (through the hold; 23.4% when the thigh rose 80
-/// degrees, before 2026-11-29). The claim is the issue's, on edges: the
-/// most stretched triangle, in the tall band of quads below the crotch
-/// ring at the back, reaches a principal stretch of 70.5% (`max_stretch`),
-/// which its sides understate (docs/garments.md).
+/// Lifting a leg at the scene's pace, likewise: measured 23.4% at most
+/// (26.9% at 2 ms steps with block Jacobi, 33.0% with the multilevel
+/// preconditioner). The claim is the issue's, on edges: the most
+/// stretched triangle, in the tall band of quads below the crotch ring at
+/// the back, reaches a principal stretch of 67.1% (`max_stretch`), which
+/// its sides understate (docs/garments.md).
 #[test]
 fn lifting_a_leg_at_the_scenes_pace_stretches_no_edge_past_30_percent_and_stays_outside_the_body() {
     assert_clean(&run_until("cotton-lift-leg-long", &[FINE], Some(2.5)));
