@@ -24,7 +24,9 @@
 //!   from the last one's vector) and keeps `P` and the coarse matrices of
 //!   the last build. Any symmetric positive definite coarse matrix leaves
 //!   the V-cycle symmetric positive definite, so kept levels change how
-//!   fast CG converges, never what it converges to.
+//!   fast CG converges, never what it converges to. A build bounds each
+//!   level's largest eigenvalue, which the Chebyshev smoother must not
+//!   fall short of, by Lanczos (`spectrum.rs`).
 //! - The coarsest level (at most `COARSEST` nodes) is solved by a dense
 //!   Cholesky factorisation (`coarsest.rs`).
 
@@ -33,16 +35,18 @@ mod bsr;
 mod coarsest;
 mod pattern;
 mod prolong;
+mod spectrum;
 
 pub use bsr::{Bsr, Single};
 pub use coarsest::Coarsest;
 pub use pattern::Pattern;
+pub use spectrum::{LAMBDA_MARGIN, lambda_max};
 
 use crate::error::{Error, Result};
 use coarsest::Cholesky;
 use glam::{DMat3, DVec3};
 use prolong::{Modes, cross_matrix, hold_dropped, smooth, tentative};
-use rayon::prelude::*;
+use spectrum::lanczos_max;
 
 /// The most nodes (vertices, or aggregates) the coarsest level has: it is
 /// solved directly. A device may take a larger one (`Hierarchy::with_coarsest`).
@@ -51,10 +55,10 @@ const COARSEST: usize = 48;
 /// mesh whose aggregation stalls, such as thousands of loose triangles,
 /// ends at a larger level, which block Jacobi then approximates).
 const DENSE_ROWS: usize = 1024;
-/// Power iterations for each level's `lambda_max(D^-1 A)` from a fixed
-/// start, and for the finest level's from the last estimate's vector when
-/// the coarse levels are kept.
-const POWER_ITERATIONS: usize = 12;
+/// Lanczos steps for each level's `lambda_max(D^-1 A)` at a build
+/// (`spectrum.rs`), and power iterations for the finest level's from the
+/// last estimate's vector when the coarse levels are kept.
+const LANCZOS_STEPS: usize = 12;
 pub const WARM_POWER_ITERATIONS: usize = 4;
 /// A solve on kept levels may take this many times the iterations of the
 /// first solve after their build before they are built afresh.
@@ -165,10 +169,13 @@ impl Hierarchy {
                 break;
             }
             let (p0, coarse_modes, dropped) = tentative(&modes, group, of, *count);
-            let inv_diag: Vec<DMat3> = a.diagonal().iter().map(|d| d.inverse()).collect();
+            let diagonal = a.diagonal();
+            let inv_diag: Vec<DMat3> = diagonal.iter().map(|d| d.inverse()).collect();
             let single = Single::of(&a);
+            // From the fixed start, so that a build does not depend on
+            // the run's past (a resumed run builds the same levels).
             let mut start = Vec::new();
-            let lambda = lambda_max(&single, &inv_diag, &mut start, POWER_ITERATIONS);
+            let lambda = lanczos_max(&single, &diagonal, &inv_diag, &mut start, LANCZOS_STEPS);
             if depth == 0 {
                 self.eigenvector = start;
             }
@@ -262,51 +269,4 @@ impl Budget {
     pub fn renew(&mut self) {
         self.first = None;
     }
-}
-
-/// The largest eigenvalue of `D^-1 A` by `iterations` power iterations
-/// from `x` (from a fixed start where `x` is not a vector of `A`'s size),
-/// raised by 10% (the iteration approaches it from below, and a smoother
-/// damped past `2 / lambda` would diverge); `x` is left with the last
-/// iterate.
-pub fn lambda_max(a: &Single, inv_diag: &[DMat3], x: &mut Vec<DVec3>, iterations: usize) -> f64 {
-    let n = a.rows();
-    if x.len() != n {
-        *x = power_start(n);
-    }
-    // Summed in fixed chunks, then in order: the same bits on any number
-    // of threads (cpu/reduce.rs sums the same way).
-    let dot = |u: &[DVec3]| -> f64 {
-        let partial: Vec<f64> = u
-            .par_chunks(2048)
-            .map(|c| c.iter().map(|v| v.dot(*v)).sum::<f64>())
-            .collect();
-        partial.iter().sum()
-    };
-    let mut y = vec![DVec3::ZERO; n];
-    let mut lambda = 1.0;
-    for _ in 0..iterations {
-        let norm = dot(x).sqrt();
-        a.apply(x, &mut y);
-        y.par_iter_mut()
-            .with_min_len(256)
-            .enumerate()
-            .for_each(|(i, yi)| *yi = inv_diag[i] * *yi / norm);
-        lambda = dot(&y).sqrt();
-        std::mem::swap(x, &mut y);
-    }
-    LAMBDA_MARGIN * lambda
-}
-
-/// The power iteration's estimate is raised by this factor.
-pub const LAMBDA_MARGIN: f64 = 1.1;
-
-/// The power iteration's fixed start: the same vector on every run.
-fn power_start(n: usize) -> Vec<DVec3> {
-    (0..n)
-        .map(|i| {
-            let k = (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40;
-            DVec3::new(1.0, (k % 97) as f64 / 97.0, (k % 89) as f64 / 89.0 - 0.5)
-        })
-        .collect()
 }
