@@ -1,8 +1,9 @@
 //! What the built-in garments are cut with: points placed where a ray from
-//! an axis leaves the body plus an ease, rings bridged over hollows, quads
-//! between consecutive rings, and each quad's triangles given their own
-//! fitted shape as rest shape (so a garment starts unstressed) and texture
-//! coordinates in metres.
+//! an axis leaves the body plus an ease, rings (and seams) bridged over
+//! hollows, quads between consecutive rings (a band of zipped triangles
+//! where a chart's first columns are long), and each face's triangles
+//! given their own fitted shape as rest shape (so a garment starts
+//! unstressed) and texture coordinates in metres.
 
 use super::shape::Shape;
 use crate::mesh::{Polygons, TriMesh};
@@ -42,17 +43,28 @@ pub fn horizontal(theta: f64) -> DVec3 {
 /// chord of its neighbours (in angle around the centre, less than half a
 /// turn apart) moves out along its ray to the chord, until none does.
 pub fn bridge(ring: &mut [DVec3], centre: DVec3) {
-    let n = ring.len();
+    span(ring, centre, DVec3::X, DVec3::Z, true);
+}
+
+/// [`bridge`] in the plane through `centre` of the unit axes `u` and `v`
+/// (angles run from `v` towards `u`), for a closed ring, or for an open
+/// curve whose ends stay where they are (a seam between two rings).
+pub fn span(points: &mut [DVec3], centre: DVec3, u: DVec3, v: DVec3, closed: bool) {
+    let n = points.len();
     let polar = |p: DVec3| {
         let d = p - centre;
-        (d.x.atan2(d.z), DVec3::new(d.x, 0.0, d.z).length())
+        (d.dot(u).atan2(d.dot(v)), DVec2::new(d.dot(u), d.dot(v)).length())
+    };
+    let inner = match closed {
+        true => 0..n,
+        false => 1..n.saturating_sub(1),
     };
     for _ in 0..200 {
         let mut moved = false;
-        for i in 0..n {
-            let (a0, r0) = polar(ring[(i + n - 1) % n]);
-            let (a, r) = polar(ring[i]);
-            let (a1, r1) = polar(ring[(i + 1) % n]);
+        for i in inner.clone() {
+            let (a0, r0) = polar(points[(i + n - 1) % n]);
+            let (a, r) = polar(points[i]);
+            let (a1, r1) = polar(points[(i + 1) % n]);
             // Angles from the point to its neighbours, in (-pi, pi].
             let turn = |x: f64| (x + PI).rem_euclid(TAU) - PI;
             let (before, after) = (turn(a - a0), turn(a1 - a));
@@ -62,8 +74,9 @@ pub fn bridge(ring: &mut [DVec3], centre: DVec3) {
             // The chord's radius at the point's angle.
             let chord = r0 * r1 * (before + after).sin() / (r0 * before.sin() + r1 * after.sin());
             if chord > r * (1.0 + 1e-9) {
-                let d = ring[i] - centre;
-                ring[i] = centre + DVec3::new(d.x * chord / r, d.y, d.z * chord / r);
+                let d = points[i] - centre;
+                let planar = u * d.dot(u) + v * d.dot(v);
+                points[i] = centre + (d - planar) + planar * chord / r;
                 moved = true;
             }
         }
@@ -106,85 +119,128 @@ pub fn select(x: &[DVec3], vertices: impl Iterator<Item = u32>, keep: impl Fn(DV
     v
 }
 
-/// A quad between two consecutive rings: its corners (the first to the
-/// fourth runs along the ring: the warp), its texture chart, and whether
-/// it closes a closed ring (two of its corners are the ring's first
-/// column, and take that column's texture coordinates at the ring's full
-/// length).
-#[derive(Clone, Copy, Debug)]
-pub struct Quad {
-    pub corners: [u32; 4],
+/// A face between two consecutive rings: a quad, or, in a chart's band,
+/// a triangle. Its corners run as the rings' quads do (down its first
+/// column, then up its last: the first corner to the last runs along the
+/// ring, the warp), its texture chart, and whether it closes a closed ring
+/// (some of its corners are the ring's first column, and take that
+/// column's texture coordinates at the ring's full length).
+#[derive(Clone, Debug)]
+pub struct Face {
+    pub corners: Vec<u32>,
     pub chart: usize,
     pub closing: bool,
 }
 
 /// A chart: consecutive rings of vertices (all of one length), closed
-/// (a tube) or open (a panel).
+/// (a tube) or open (a panel). Its `band`, if any, subdivides the columns
+/// between its first two rings where they are long: column `i` of the
+/// band holds the vertices between `rings[0][i]` and `rings[1][i]`, top
+/// to bottom (none where one quad's height will do).
 pub struct Chart<'a> {
     pub rings: &'a [Vec<u32>],
     pub closed: bool,
+    pub band: Option<&'a [Vec<u32>]>,
 }
 
 impl Chart<'_> {
-    /// The quads between its consecutive rings, wound as the rings run
+    /// Column `i` between rings `j` and `j + 1`, both ends included.
+    fn column(&self, j: usize, i: usize) -> Vec<u32> {
+        let middle = match (j, self.band) {
+            (0, Some(band)) => band[i].as_slice(),
+            _ => &[],
+        };
+        std::iter::once(self.rings[j][i])
+            .chain(middle.iter().copied())
+            .chain(std::iter::once(self.rings[j + 1][i]))
+            .collect()
+    }
+
+    /// The faces between its consecutive rings, wound as the rings run
     /// when `outward`, else every one flipped (so that their normals look
     /// away from the body).
-    pub fn quads(&self, chart: usize, outward: bool) -> Vec<Quad> {
+    pub fn faces(&self, chart: usize, outward: bool) -> Vec<Face> {
         let mut out = Vec::new();
-        for w in self.rings.windows(2) {
-            let (upper, lower) = (&w[0], &w[1]);
-            let n = upper.len();
+        for j in 0..self.rings.len() - 1 {
+            let n = self.rings[j].len();
             let count = if self.closed { n } else { n - 1 };
             for i in 0..count {
-                let (a, b) = (i, (i + 1) % n);
-                let corners = match outward {
-                    true => [upper[a], lower[a], lower[b], upper[b]],
-                    false => [upper[b], lower[b], lower[a], upper[a]],
-                };
-                out.push(Quad {
-                    corners,
-                    chart,
-                    closing: self.closed && i == n - 1,
-                });
+                let (a, b) = (self.column(j, i), self.column(j, (i + 1) % n));
+                for mut corners in zip(&a, &b) {
+                    if !outward {
+                        corners.reverse();
+                    }
+                    out.push(Face {
+                        corners,
+                        chart,
+                        closing: self.closed && i == n - 1,
+                    });
+                }
             }
         }
         out
     }
 }
 
-/// The garment as a mesh: the quads' triangles, each triangle's rest shape
-/// its own shape flattened with the warp along its quad's ring, the quads
-/// as polygons with texture coordinates in metres (per chart: along each
-/// ring from its middle, and down each column across the rings), and the
-/// groups.
+/// The faces between two neighbouring columns `a` and `b` (each top to
+/// bottom, evenly divided): quads where both are divided alike, else the
+/// triangles of a zipper that steps down whichever column's next point
+/// lies higher in its column's length, so that no face spans much more
+/// than a division of either.
+fn zip(a: &[u32], b: &[u32]) -> Vec<Vec<u32>> {
+    let (na, nb) = (a.len() - 1, b.len() - 1);
+    let (mut i, mut j) = (0, 0);
+    let mut faces = Vec::with_capacity(na + nb);
+    while i < na || j < nb {
+        // Column a's next point at (i + 1) / na of its length against b's
+        // at (j + 1) / nb, in whole numbers.
+        let (ahead_a, ahead_b) = ((i + 1) * nb, (j + 1) * na);
+        if i < na && j < nb && ahead_a == ahead_b {
+            faces.push(vec![a[i], a[i + 1], b[j + 1], b[j]]);
+            (i, j) = (i + 1, j + 1);
+        } else if j == nb || (i < na && ahead_a < ahead_b) {
+            faces.push(vec![a[i], a[i + 1], b[j]]);
+            i += 1;
+        } else {
+            faces.push(vec![a[i], b[j + 1], b[j]]);
+            j += 1;
+        }
+    }
+    faces
+}
+
+/// The garment as a mesh: the faces' triangles (fanned from each face's
+/// first corner), each triangle's rest shape its own shape flattened with
+/// the warp along its face's ring, the faces as polygons with texture
+/// coordinates in metres (per chart: along each ring from its middle, and
+/// down each column across the rings), and the groups.
 pub fn garment(
     name: String,
     x: Vec<DVec3>,
     charts: &[Chart],
-    quads: &[Quad],
+    faces: &[Face],
     groups: BTreeMap<String, Vec<u32>>,
 ) -> TriMesh {
-    let faces: Vec<[u32; 3]> = quads
+    let fan = |c: &[u32]| (1..c.len() - 1).map(|k| [c[0], c[k], c[k + 1]]).collect::<Vec<_>>();
+    let triangles: Vec<[u32; 3]> = faces.iter().flat_map(|f| fan(&f.corners)).collect();
+    let uv: Vec<[DVec2; 3]> = faces
         .iter()
-        .flat_map(|q| {
-            let c = q.corners;
-            [[c[0], c[1], c[2]], [c[0], c[2], c[3]]]
+        .flat_map(|f| {
+            let c = &f.corners;
+            // Along the ring: the first corner's column to the last's
+            // (either way round).
+            let along = x[c[c.len() - 1] as usize] - x[c[0] as usize];
+            fan(c)
+                .into_iter()
+                .map(|t| flatten(t.map(|v| x[v as usize]), along))
+                .collect::<Vec<_>>()
         })
         .collect();
-    let uv: Vec<[DVec2; 3]> = quads
-        .iter()
-        .flat_map(|q| {
-            let c = q.corners;
-            // Along the ring: first corner to fourth (either way round).
-            let along = x[c[3] as usize] - x[c[0] as usize];
-            [[c[0], c[1], c[2]], [c[0], c[2], c[3]]].map(|t| flatten(t.map(|v| x[v as usize]), along))
-        })
-        .collect();
-    let polygons = texture(&x, charts, quads);
+    let polygons = texture(&x, charts, faces);
     TriMesh {
         name,
         positions: x,
-        faces,
+        faces: triangles,
         uv: Some(uv),
         named_sets: groups.into_iter().map(|(k, v)| (format!("group:{k}"), v)).collect(),
         polygons: Some(polygons),
@@ -199,13 +255,15 @@ fn flatten(t: [DVec3; 3], along: DVec3) -> [DVec2; 3] {
     t.map(|p| DVec2::new((p - t[0]).dot(u), (p - t[0]).dot(v)))
 }
 
-/// The quads as polygons with texture coordinates in metres: along each
+/// The faces as polygons with texture coordinates in metres: along each
 /// ring and across the rings, per chart (the seams between charts get
-/// their own coordinates on each side).
-fn texture(x: &[DVec3], charts: &[Chart], quads: &[Quad]) -> Polygons {
+/// their own coordinates on each side); a band's points lie down their
+/// columns, along the ring as far between the rings above and below as
+/// they are down the column.
+fn texture(x: &[DVec3], charts: &[Chart], faces: &[Face]) -> Polygons {
     let mut texcoords: Vec<DVec2> = Vec::new();
     // Per chart: (vertex, at the ring's closing column) -> texcoord; the
-    // closing column repeats the first vertex at the ring's full length.
+    // closing column repeats the first column at the ring's full length.
     let mut lookup: BTreeMap<(usize, u32, bool), u32> = BTreeMap::new();
     for (k, chart) in charts.iter().enumerate() {
         let rings = chart.rings;
@@ -213,12 +271,8 @@ fn texture(x: &[DVec3], charts: &[Chart], quads: &[Quad]) -> Polygons {
         let columns = if chart.closed { n + 1 } else { n };
         // Across the rings: each column's length so far.
         let mut across = vec![0.0; columns];
+        let mut above: Vec<f64> = Vec::new();
         for (j, ring) in rings.iter().enumerate() {
-            if j > 0 {
-                for (i, d) in across.iter_mut().enumerate() {
-                    *d += (x[ring[i % n] as usize] - x[rings[j - 1][i % n] as usize]).length();
-                }
-            }
             // Along the ring, from its middle (rings of different lengths
             // then shear the chart half as much at its ends).
             let mut along = vec![0.0; columns];
@@ -226,23 +280,40 @@ fn texture(x: &[DVec3], charts: &[Chart], quads: &[Quad]) -> Polygons {
                 along[i] = along[i - 1] + (x[ring[i % n] as usize] - x[ring[i - 1] as usize]).length();
             }
             let middle = along[columns - 1] / 2.0;
+            along.iter_mut().for_each(|a| *a -= middle);
+            if j > 0 {
+                for i in 0..columns {
+                    let column = chart.column(j - 1, i % n);
+                    let mut down = vec![0.0; column.len()];
+                    for m in 1..column.len() {
+                        down[m] = down[m - 1] + (x[column[m] as usize] - x[column[m - 1] as usize]).length();
+                    }
+                    let total = down[column.len() - 1];
+                    for m in 1..column.len() - 1 {
+                        let s = down[m] / total;
+                        lookup.insert((k, column[m], i == n), texcoords.len() as u32);
+                        texcoords.push(DVec2::new(above[i] + (along[i] - above[i]) * s, -(across[i] + down[m])));
+                    }
+                    across[i] += total;
+                }
+            }
             for i in 0..columns {
                 lookup.insert((k, ring[i % n], i == n), texcoords.len() as u32);
-                texcoords.push(DVec2::new(along[i] - middle, -across[i]));
+                texcoords.push(DVec2::new(along[i], -across[i]));
             }
+            above = along;
         }
     }
     let mut polygons = Polygons::default();
-    let mut corner_texcoords = Vec::with_capacity(4 * quads.len());
-    for q in quads {
-        polygons.counts.push(4);
-        polygons.corners.extend_from_slice(&q.corners);
-        // A closing quad's corners in the ring's first column take the
-        // closing column's coordinates.
-        let rings = charts[q.chart].rings;
-        let closing = |v: u32| q.closing && rings.iter().any(|r| r[0] == v);
-        for &v in &q.corners {
-            corner_texcoords.push(lookup[&(q.chart, v, closing(v))]);
+    let mut corner_texcoords = Vec::with_capacity(4 * faces.len());
+    for f in faces {
+        polygons.counts.push(f.corners.len() as u32);
+        polygons.corners.extend_from_slice(&f.corners);
+        // A closing face's corners in the ring's first column (the ones
+        // with closing coordinates) take them.
+        for &v in &f.corners {
+            let closing = f.closing && lookup.contains_key(&(f.chart, v, true));
+            corner_texcoords.push(lookup[&(f.chart, v, closing)]);
         }
     }
     polygons.texcoords = texcoords;
@@ -316,22 +387,26 @@ pub mod tests {
             assert!(count > 20, "group {g}: {count} vertices");
         }
         let p = t.polygons.as_ref().unwrap();
-        assert!(p.counts.iter().all(|&c| c == 4) && 2 * p.counts.len() == t.faces.len());
+        assert!(p.counts.iter().all(|&c| c == 3 || c == 4));
+        assert_eq!(p.counts.iter().map(|&c| c as usize - 2).sum::<usize>(), t.faces.len());
         let corners = p.corner_texcoords.as_ref().unwrap();
         assert_eq!(corners.len(), p.corners.len());
         // Texture coordinates in metres: within 20% as long in all as the
-        // quads' edges, each within 5x (a leg's first ring, half the pelvis
+        // faces' edges, each within 5x (a leg's first ring, half the pelvis
         // ring and the crotch seam, is far from flat, and the texture
         // shears below it).
-        let (mut cloth, mut texture) = (0.0, 0.0);
-        for (q, c) in p.corners.chunks(4).zip(corners.chunks(4)) {
-            for k in 0..4 {
-                let (a, b) = (k, (k + 1) % 4);
+        let (mut cloth, mut texture, mut first) = (0.0, 0.0, 0);
+        for &count in &p.counts {
+            let count = count as usize;
+            let (q, c) = (&p.corners[first..first + count], &corners[first..first + count]);
+            first += count;
+            for k in 0..count {
+                let (a, b) = (k, (k + 1) % count);
                 let on_cloth = (t.positions[q[b] as usize] - t.positions[q[a] as usize]).length();
                 let in_texture = (p.texcoords[c[b] as usize] - p.texcoords[c[a] as usize]).length();
                 assert!(
                     in_texture > 0.2 * on_cloth && in_texture < 5.0 * on_cloth,
-                    "a quad edge of {on_cloth} m at {} is {in_texture} m in the texture",
+                    "a face's edge of {on_cloth} m at {} is {in_texture} m in the texture",
                     t.positions[q[a] as usize]
                 );
                 (cloth, texture) = (cloth + on_cloth, texture + in_texture);

@@ -3,16 +3,20 @@
 //! below it that share the pelvis tube's halves and the crotch seam, the
 //! curve under the crotch from the front's middle to the back's. Every
 //! vertex lies on a ray from an axis (the pelvis's, a leg's, the seam's
-//! centre) where the body's surface ends plus an ease; each ring is pushed
-//! out to its convex hull, as cloth bridges the hollows it spans. Faces are
-//! quads, kept as the mesh's polygons (for the OBJ and USD output); each
-//! triangle's rest shape is its own fitted shape flattened with the warp
-//! along the ring, so the trousers start unstressed, warp around the body
-//! and weft along it. The texture coordinates are in metres: along the
-//! rings and down the columns, one chart for the pelvis tube and one per
-//! leg.
+//! centre) where the body's surface ends plus an ease; each ring, and the
+//! seam, is pushed out to its convex hull, as cloth bridges the hollows it
+//! spans. Faces are quads between consecutive rings, but for the band
+//! between a leg's first ring (which climbs from the seam to the crotch
+//! ring) and its second (level): there each column is divided into edges
+//! of about the mesh's, and neighbouring columns are zipped with
+//! triangles. The faces are kept as the mesh's polygons (for the OBJ and
+//! USD output); each triangle's rest shape is its own fitted shape
+//! flattened with the warp along the ring, so the trousers start
+//! unstressed, warp around the body and weft along it. The texture
+//! coordinates are in metres: along the rings and down the columns, one
+//! chart for the pelvis tube and one per leg.
 
-use super::cut::{Chart, bridge, exit, garment, horizontal, select};
+use super::cut::{Chart, bridge, exit, garment, horizontal, select, span};
 use super::shape::Shape;
 use super::skeleton::{ANKLE, HIP, KNEE};
 use crate::mesh::TriMesh;
@@ -41,7 +45,10 @@ const KNEES: f64 = 0.08;
 /// Without a floor the seam's rays, straight down between the thighs,
 /// stay nearer the thighs than the ease for 8 cm more, and the seam hung
 /// a web from leg to leg there, which a lifted leg stretched threefold.
-const SEAM_DROP: f64 = 0.02;
+/// At 2 cm (before 2026-12-01) the cloth at the crotch's corners had too
+/// little room for a lifted leg: single edges there stretched 35% (2.5 cm
+/// edges), where at 3.5 cm they stretch 29%.
+const SEAM_DROP: f64 = 0.035;
 
 /// Ease (the garment's distance from the skin) at height `y`: snug at the
 /// waistband, looser over the hips, loosest round the knees, whose rings
@@ -98,15 +105,26 @@ fn fractions(ring: &[DVec3], turns: &[f64]) -> Vec<f64> {
 /// polyline `ring`'s length from its first point.
 fn along(ring: &[DVec3], at: &[f64]) -> Vec<DVec3> {
     let (n, lengths) = (ring.len(), cumulative(ring));
+    spaced(
+        ring,
+        &lengths[..=n],
+        &at.iter().map(|f| f * lengths[n]).collect::<Vec<_>>(),
+    )
+}
+
+/// The points at lengths `at` (rising) along the polyline `line` that
+/// reaches its points (and, for a closed one, its first again) at lengths
+/// `lengths`.
+fn spaced(line: &[DVec3], lengths: &[f64], at: &[f64]) -> Vec<DVec3> {
+    let (n, segments) = (line.len(), lengths.len() - 1);
     let mut k = 0;
     at.iter()
-        .map(|f| {
-            let target = f * lengths[n];
-            while k + 1 < n && lengths[k + 1] < target {
+        .map(|&target| {
+            while k + 1 < segments && lengths[k + 1] < target {
                 k += 1;
             }
             let u = ((target - lengths[k]) / (lengths[k + 1] - lengths[k])).clamp(0.0, 1.0);
-            ring[k].lerp(ring[(k + 1) % n], u)
+            line[k].lerp(line[(k + 1) % n], u)
         })
         .collect()
 }
@@ -162,9 +180,27 @@ pub fn trousers(shape: &Shape, edge: f64) -> TriMesh {
         pelvis.push((start..start + 2 * half as u32).collect::<Vec<u32>>());
     }
     let bottom = pelvis[rings - 1].clone();
-    let seam: Vec<u32> = (1..seam_count)
-        .map(|j| {
-            x.push(seam_point(std::f64::consts::PI * j as f64 / seam_count as f64));
+    // The seam traced finely from the crotch ring's front point to its
+    // back one, spanned over the hollow between the buttocks as the rings
+    // are bridged (unspanned, it dipped 2 cm into it behind, and the
+    // faces below it stood on edge), its points even along it.
+    let dense = 8 * seam_count;
+    let mut traced: Vec<DVec3> = (0..=dense)
+        .map(|j| seam_point(std::f64::consts::PI * j as f64 / dense as f64))
+        .collect();
+    (traced[0], traced[dense]) = (x[bottom[0] as usize], x[bottom[half] as usize]);
+    span(&mut traced, seam_centre, DVec3::NEG_Y, DVec3::Z, false);
+    let mut lengths = vec![0.0; dense + 1];
+    for j in 0..dense {
+        lengths[j + 1] = lengths[j] + (traced[j + 1] - traced[j]).length();
+    }
+    let at: Vec<f64> = (1..seam_count)
+        .map(|j| lengths[dense] * j as f64 / seam_count as f64)
+        .collect();
+    let seam: Vec<u32> = spaced(&traced, &lengths, &at)
+        .into_iter()
+        .map(|p| {
+            x.push(p);
             x.len() as u32 - 1
         })
         .collect();
@@ -178,6 +214,7 @@ pub fn trousers(shape: &Shape, edge: f64) -> TriMesh {
     let top = lowest - edge;
     let leg_rings = (((top - HEM) / edge).round() as usize).max(2) + 1;
     let mut legs: Vec<Vec<Vec<u32>>> = Vec::new();
+    let mut bands: Vec<Vec<Vec<u32>>> = Vec::new();
     for side in [1.0, -1.0] {
         let first: Vec<u32> = match side > 0.0 {
             true => bottom[..=half].iter().chain(seam.iter().rev()).copied().collect(),
@@ -236,7 +273,34 @@ pub fn trousers(shape: &Shape, edge: f64) -> TriMesh {
             x.extend(along(&traced, &at));
             leg.push((first..first + count as u32).collect());
         }
+        // The band between rings 0 and 1: each column divided into edges
+        // of about `edge` (below the crotch ring at the hip's back and
+        // side a column is up to 10 cm long, where the seam's are one
+        // edge), its points on the chord from ring 0 to ring 1, pushed out
+        // round the leg's axis to the ease where the body bulges past it.
+        let band: Vec<Vec<u32>> = (0..count)
+            .map(|i| {
+                let (upper, lower) = (x[leg[0][i] as usize], x[leg[1][i] as usize]);
+                let divisions = ((upper - lower).length() / edge).round().max(1.0) as usize;
+                (1..divisions)
+                    .map(|k| {
+                        let chord = upper.lerp(lower, k as f64 / divisions as f64);
+                        let centre = axis(chord.y);
+                        let out = DVec3::new(chord.x - centre.x, 0.0, chord.z - centre.z).normalize();
+                        // Not towards the middle plane past MIDDLE from it.
+                        let inward = -side * out.x;
+                        let limit = match inward > 0.0 {
+                            true => (side * chord.x - MIDDLE).max(0.0) / inward,
+                            false => 1.0,
+                        };
+                        x.push(exit(shape, chord, out, ease(chord.y), limit));
+                        x.len() as u32 - 1
+                    })
+                    .collect()
+            })
+            .collect();
         legs.push(leg);
+        bands.push(band);
     }
 
     // Quads between consecutive rings, wound outward; a chart for the
@@ -244,20 +308,29 @@ pub fn trousers(shape: &Shape, edge: f64) -> TriMesh {
     let mut charts = vec![Chart {
         rings: &pelvis,
         closed: true,
+        band: None,
     }];
-    charts.extend(legs.iter().map(|leg| Chart {
+    charts.extend(legs.iter().zip(&bands).map(|(leg, band)| Chart {
         rings: leg,
         closed: true,
+        band: Some(band),
     }));
-    let quads: Vec<_> = charts.iter().enumerate().flat_map(|(k, c)| c.quads(k, true)).collect();
-    let groups = groups(&x, &pelvis, &legs, &seam);
-    garment(format!("trousers (edge {edge} m)"), x, &charts, &quads, groups)
+    let faces: Vec<_> = charts.iter().enumerate().flat_map(|(k, c)| c.faces(k, true)).collect();
+    let groups = groups(&x, &pelvis, &legs, &bands, &seam);
+    garment(format!("trousers (edge {edge} m)"), x, &charts, &faces, groups)
 }
 
 /// The named vertex groups.
-fn groups(x: &[DVec3], pelvis: &[Vec<u32>], legs: &[Vec<Vec<u32>>], seam: &[u32]) -> BTreeMap<String, Vec<u32>> {
+fn groups(
+    x: &[DVec3],
+    pelvis: &[Vec<u32>],
+    legs: &[Vec<Vec<u32>>],
+    bands: &[Vec<Vec<u32>>],
+    seam: &[u32],
+) -> BTreeMap<String, Vec<u32>> {
     let all_pelvis = pelvis.iter().flatten().copied();
-    let all_legs = || legs.iter().flatten().flatten().copied();
+    let leg = |k: usize| legs[k].iter().chain(&bands[k]).flatten().copied();
+    let all_legs = || leg(0).chain(leg(1));
     let crotch = DVec3::new(
         0.0,
         seam.iter().map(|&v| x[v as usize].y).fold(f64::INFINITY, f64::min),
@@ -281,8 +354,8 @@ fn groups(x: &[DVec3], pelvis: &[Vec<u32>], legs: &[Vec<Vec<u32>>], seam: &[u32]
         "crotch",
         select(x, all_pelvis.chain(all_legs()), |p| (p - crotch).length() <= 0.08),
     );
-    g.insert("left_leg", select(x, legs[0].iter().flatten().copied(), |_| true));
-    g.insert("right_leg", select(x, legs[1].iter().flatten().copied(), |_| true));
+    g.insert("left_leg", select(x, leg(0), |_| true));
+    g.insert("right_leg", select(x, leg(1), |_| true));
     g.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
 }
 
@@ -315,5 +388,18 @@ mod tests {
             "the pelvis ring is {} m round",
             hi - lo
         );
+        // No face stands on edge: every side within twice the edge, and
+        // every triangle at most 5 times as long as it is high (measured
+        // 1.81 and 4.76; before the band below the crotch ring was divided
+        // and the seam spanned, 5.0 and 9.7).
+        let (mut longest, mut slimmest) = (0.0f64, 0.0f64);
+        for f in &t.faces {
+            let [a, b, c] = f.map(|v| t.positions[v as usize]);
+            let side = (b - a).length().max((c - b).length()).max((a - c).length());
+            let height = (b - a).cross(c - a).length() / side;
+            (longest, slimmest) = (longest.max(side), slimmest.max(side / height));
+        }
+        println!("longest side {longest} m, longest triangle {slimmest} times its height");
+        assert!(longest <= 2.0 * 0.02 && slimmest <= 5.0, "{longest} m, {slimmest}");
     }
 }

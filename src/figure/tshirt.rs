@@ -223,29 +223,36 @@ pub fn tshirt(shape: &Shape, edge: f64) -> TriMesh {
         Chart {
             rings: &front,
             closed: false,
+            band: None,
         },
         Chart {
             rings: &back,
             closed: false,
+            band: None,
         },
         Chart {
             rings: &body,
             closed: true,
+            band: None,
         },
     ];
-    charts.extend(sleeves.iter().map(|s| Chart { rings: s, closed: true }));
-    let quads: Vec<_> = charts
+    charts.extend(sleeves.iter().map(|s| Chart {
+        rings: s,
+        closed: true,
+        band: None,
+    }));
+    let faces: Vec<_> = charts
         .iter()
         .enumerate()
         .flat_map(|(k, c)| {
-            let quads = c.quads(k, true);
-            let q = quads[0].corners.map(|v| x[v as usize]);
+            let wound = c.faces(k, true);
+            let q: Vec<DVec3> = wound[0].corners.iter().map(|&v| x[v as usize]).collect();
             let normal = (q[1] - q[0]).cross(q[3] - q[0]);
             let mid = (q[0] + q[1] + q[2] + q[3]) / 4.0;
             let out = shape.gradient(mid, &[super::skeleton::Rigid::IDENTITY; super::skeleton::BONE_COUNT]);
             match normal.dot(out) > 0.0 {
-                true => quads,
-                false => c.quads(k, false),
+                true => wound,
+                false => c.faces(k, false),
             }
         })
         .collect();
@@ -256,7 +263,7 @@ pub fn tshirt(shape: &Shape, edge: f64) -> TriMesh {
         .chain(neck_columns().map(|(k, _)| back[k][0]))
         .collect();
     let groups = groups(&x, &neckline, &body, &sleeves);
-    garment(format!("t-shirt (edge {edge} m)"), x, &charts, &quads, groups)
+    garment(format!("t-shirt (edge {edge} m)"), x, &charts, &faces, groups)
 }
 
 /// The named vertex groups: the elbows, the underarms, the cuffs, the
