@@ -8,8 +8,8 @@
 //! stretch and contact run at the scenes' own pace, 1 ms steps). Runs go
 //! two at a time on one thread each (`run_until`), which on 2 cores gets
 //! more done than one run at a time on both: the file took 316 s
-//! (2026-12-01; 375 s with block Jacobi and the 2 ms steps before
-//! 2026-11-29).
+//! (2026-12-01; 602 s on 2026-12-02, when the machine ran at half speed;
+//! 375 s with block Jacobi and the 2 ms steps before 2026-11-29).
 //! Residual bend here is the mean plastic bend angle of a garment group's
 //! hinges once the body has returned to rest and the cloth has settled:
 //! the set that stays (|theta - theta_rest| at this resolution is
@@ -365,9 +365,10 @@ fn assert_clean(o: &Outcome) {
 /// stand up, at 1 ms steps) with 2.5 cm edges, up to the end of the
 /// return, the trousers stay clean ([`assert_clean`]): measured 22.9%
 /// at most, a triangle's principal stretch 35.9% (26.0% on edges at the
-/// 2 ms steps and block Jacobi of before 2026-11-29). (Twice as fast, as the other claims run, the cloth lagged
-/// the body at 2 ms steps and single edges at the front of the knees
-/// reached 40-60% for a frame or two.)
+/// 2 ms steps and block Jacobi of before 2026-11-29). (Twice as fast, as
+/// the other claims run, the cloth lagged the body at 2 ms steps and
+/// single edges at the front of the knees reached 40-60% for a frame or
+/// two.)
 #[test]
 fn sitting_at_the_scenes_pace_stretches_no_edge_past_30_percent_and_stays_outside_the_body() {
     assert_clean(&run_until("cotton-sit-long", &[FINE], Some(2.5)));
