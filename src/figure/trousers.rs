@@ -190,14 +190,12 @@ pub fn trousers(shape: &Shape, edge: f64) -> TriMesh {
         .collect();
     (traced[0], traced[dense]) = (x[bottom[0] as usize], x[bottom[half] as usize]);
     span(&mut traced, seam_centre, DVec3::NEG_Y, DVec3::Z, false);
-    let mut lengths = vec![0.0; dense + 1];
-    for j in 0..dense {
-        lengths[j + 1] = lengths[j] + (traced[j + 1] - traced[j]).length();
-    }
+    // The open curve's lengths: the closed ring's without its closing one.
+    let lengths = &cumulative(&traced)[..=dense];
     let at: Vec<f64> = (1..seam_count)
         .map(|j| lengths[dense] * j as f64 / seam_count as f64)
         .collect();
-    let seam: Vec<u32> = spaced(&traced, &lengths, &at)
+    let seam: Vec<u32> = spaced(&traced, lengths, &at)
         .into_iter()
         .map(|p| {
             x.push(p);
