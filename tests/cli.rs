@@ -55,6 +55,9 @@ fn run_writes_frames_metrics_and_summary() {
     }
     assert!(summary["final"]["kinetic_energy"].as_f64().unwrap() > 0.0);
     assert!(summary["final"]["force_top"].as_f64().unwrap() > 0.0);
+    // Every solve met the tolerance: none counted, no warning.
+    assert_eq!(summary["unconverged"]["steps"], 0);
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("warning"));
     for key in [
         "slip_fraction",
         "yield_fraction",
@@ -77,6 +80,44 @@ fn run_writes_frames_metrics_and_summary() {
 }
 
 /// Width, height and number of distinct colours of a PNG file.
+/// Solves cut short by `solver.max_iterations` (but not diverging) let
+/// the run finish, and it says so: in `summary.json` and in one warning.
+#[test]
+fn a_run_whose_solves_end_above_the_tolerance_says_so() {
+    let out = temp("cli-unconverged");
+    let o = crease(&[
+        "run",
+        "hang",
+        "--until",
+        "0.04",
+        "--quiet",
+        "--backend",
+        "cpu",
+        "--set",
+        "solver.max_iterations=10",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let u = &summary["unconverged"];
+    assert_eq!(
+        (u["steps"].as_u64(), u["first_step"].as_u64()),
+        (Some(20), Some(1)),
+        "{u}"
+    );
+    let worst = u["worst_residual"].as_f64().unwrap();
+    assert!(worst > 1e-5 && worst <= 1.0, "{worst}");
+    assert!(
+        stderr.contains("warning: hang: the solve ended above solver.tolerance at 20 of 20 steps (the first at step 1")
+            && stderr.contains("raise solver.max_iterations"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&out).ok();
+}
+
 fn png_summary(path: &std::path::Path) -> (u32, u32, usize) {
     let (width, height, mut colours) = png_pixels(path);
     colours.sort_unstable();

@@ -3,6 +3,7 @@
 use super::{BackendChoice, make_backend_on, make_renderer, on_gpu, resolve};
 use anyhow::Result;
 use crease::experiment::WORST;
+use crease::output;
 use crease::scene::Scene;
 use std::path::PathBuf;
 
@@ -87,6 +88,11 @@ pub fn experiment(args: ExperimentArgs) -> Result<()> {
             print!(" {:>26.6}", value.unwrap_or(f64::NAN));
         }
         println!(" {:>9.1}", v["summary"]["wall_seconds"].as_f64().unwrap_or(0.0));
+    }
+    for v in result["variants"].as_array().into_iter().flatten() {
+        if let Some(w) = output::unconverged_warning(v["name"].as_str().unwrap_or(""), &v["summary"]) {
+            eprintln!("{w}");
+        }
     }
     // A garment's groups (knees, seat...), each variant's in turn: on the
     // body, and after it is taken away where it is.

@@ -176,6 +176,9 @@ fn run_with_progress(sim: &mut Simulation, opts: &RunOptions, quiet: bool) -> Re
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
+    if let Some(w) = output::unconverged_warning(summary["scene"].as_str().unwrap_or(""), &summary) {
+        eprintln!("{w}");
+    }
     if !quiet {
         println!(
             "{}: {} steps, {} frames in {:.1}s ({:.2} ms/step, {:.1} CG iterations/step) -> {}",

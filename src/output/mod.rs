@@ -382,6 +382,7 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
         "wall_seconds": started.elapsed().as_secs_f64(),
         "ms_per_step": if steps > 0 { stepping_ms / steps as f64 } else { 0.0 },
         "cg_iterations_mean": if steps > 0 { total_cg as f64 / steps as f64 } else { 0.0 },
+        "unconverged": sim.unconverged(),
         "final": row.json(&handles),
         "worst": worst(&csv),
     });
@@ -437,6 +438,24 @@ pub fn dump_state(out_dir: &Path, sim: &Simulation) -> Result<()> {
         }
     }
     write_atomic(&out_dir.join("state_faces.csv"), faces.as_bytes())
+}
+
+/// The warning a run's summary calls for when some of its steps' solves
+/// ended above the tolerance (`summary["unconverged"]`), naming the run
+/// (`label`), how many, where the first was, and what to change; `None`
+/// when every solve met it.
+pub fn unconverged_warning(label: &str, summary: &Value) -> Option<String> {
+    let u = &summary["unconverged"];
+    let steps = u["steps"].as_u64().filter(|&n| n > 0)?;
+    Some(format!(
+        "warning: {}: the solve ended above solver.tolerance at {steps} of {} steps (the first at step {}, the worst \
+         at a relative residual of {:.2e}); those steps are less accurate than asked: raise solver.max_iterations, \
+         or reduce dt",
+        label,
+        summary["steps"],
+        u["first_step"],
+        u["worst_residual"].as_f64().unwrap_or(f64::NAN),
+    ))
 }
 
 /// The columns of `metrics.csv` whose worst frame a summary reports, and

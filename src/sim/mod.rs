@@ -37,6 +37,28 @@ pub struct StepInfo {
     pub wall_ms: f64,
 }
 
+/// The steps whose solve ended above `solver.tolerance` (at the iteration
+/// cap, or where the GPU's f32 residual would go no lower): the run goes
+/// on, and its summary says how many there were, so that a result is
+/// never read as converged when it was not.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Unconverged {
+    /// How many steps.
+    pub steps: u64,
+    /// The first of them (counting from 1, as messages name steps).
+    pub first_step: Option<u64>,
+    /// The largest relative residual they ended at.
+    pub worst_residual: f64,
+}
+
+impl Unconverged {
+    fn record(&mut self, step: u64, residual: f64) {
+        self.steps += 1;
+        self.first_step.get_or_insert(step);
+        self.worst_residual = self.worst_residual.max(residual);
+    }
+}
+
 /// The driver's own state between steps: a checkpoint holds it beside the
 /// backend's.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -49,6 +71,9 @@ pub struct SimState {
     obstacles: Vec<ObstacleState>,
     #[serde(default)]
     sticking: Option<StickState>,
+    /// Absent from checkpoints written before 2026-12-02: none counted.
+    #[serde(default)]
+    unconverged: Unconverged,
 }
 
 pub struct Simulation {
@@ -71,6 +96,7 @@ pub struct Simulation {
     /// The loads acting, and the scales they were gathered at.
     loads: Vec<VertexLoad>,
     load_scales: Vec<f64>,
+    unconverged: Unconverged,
 }
 
 /// The shares of the scene's loads at `scales` (each load's, in scene
@@ -134,6 +160,7 @@ impl Simulation {
             sticks: Vec::new(),
             loads: Vec::new(),
             load_scales: Vec::new(),
+            unconverged: Unconverged::default(),
             scene,
         }
     }
@@ -162,6 +189,7 @@ impl Simulation {
             handles: self.handles.clone(),
             obstacles: self.obstacles.clone(),
             sticking: self.sticking.clone(),
+            unconverged: self.unconverged,
         };
         Ok((sim, self.backend.save_state()?))
     }
@@ -190,7 +218,13 @@ impl Simulation {
         if sim.sticking.is_some() {
             self.sticking.clone_from(&sim.sticking);
         }
+        self.unconverged = sim.unconverged;
         Ok(())
+    }
+
+    /// The steps so far whose solve ended above the tolerance.
+    pub fn unconverged(&self) -> Unconverged {
+        self.unconverged
     }
 
     /// Simulated time, seconds.
@@ -381,6 +415,9 @@ impl Simulation {
                 report.cg_iterations
             )));
         }
+        if report.cg_residual > self.scene.solver.tolerance {
+            self.unconverged.record(self.steps + 1, report.cg_residual);
+        }
         let mut reactions = vec![Reaction::default(); self.handles.len()];
         let mut offset = 0;
         for (k, state) in self.handles.iter().enumerate() {
@@ -510,6 +547,39 @@ mod tests {
         assert!(!end[1].enabled && end[0].enabled);
         assert!((end[0].pose.trans.x - 0.1 * 1f64.cos()).abs() < 1e-12, "{:?}", end[0]);
         assert_eq!(obstacles_at(&scene, 100), end);
+    }
+
+    /// Solves cut short at the cap, but not diverging, are counted (and
+    /// the count travels with the saved state); met ones are not.
+    #[test]
+    fn solves_ended_above_the_tolerance_are_counted_and_kept_across_a_resume() {
+        let run = |sets: &[&str], steps: usize| {
+            let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+            let scene = crate::scene::load("hang", &sets).unwrap();
+            let mut sim = Simulation::new(scene.clone(), Box::new(CpuBackend::new(Arc::clone(&scene.cloth))));
+            for _ in 0..steps {
+                sim.step().unwrap();
+            }
+            sim
+        };
+        assert_eq!(run(&[], 4).unconverged(), Unconverged::default());
+        let cut = ["solver.max_iterations=10"];
+        let sim = run(&cut, 4);
+        let u = sim.unconverged();
+        assert_eq!((u.steps, u.first_step), (4, Some(1)), "{u:?}");
+        assert!(
+            u.worst_residual > sim.scene.solver.tolerance && u.worst_residual <= 1.0,
+            "{u:?}"
+        );
+        // Resumed from the state after 4 steps, 2 more count on from it.
+        let (state, backend) = sim.save_state().unwrap();
+        let mut resumed = run(&cut, 0);
+        resumed.restore_state(&state, &backend).unwrap();
+        resumed.step().unwrap();
+        resumed.step().unwrap();
+        let whole = run(&cut, 6);
+        assert_eq!(resumed.unconverged(), whole.unconverged());
+        assert_eq!(whole.unconverged().steps, 6);
     }
 
     #[test]
