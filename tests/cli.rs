@@ -3,23 +3,27 @@
 mod common;
 
 use common::tools::{crease, crease_error, png_pixels, temp};
-use std::process::Command;
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// `crease run hang` for 0.04 s on the CPU into `out`, with `extra`
+/// arguments.
+fn run_hang(out: &Path, extra: &[&str]) -> Output {
+    let mut args = vec!["run", "hang", "--until", "0.04", "--quiet", "--backend", "cpu"];
+    args.extend_from_slice(extra);
+    args.extend(["--out", out.to_str().unwrap()]);
+    crease(&args)
+}
+
+/// The `summary.json` a run wrote into `out`.
+fn summary(out: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap()
+}
 
 #[test]
 fn run_writes_frames_metrics_and_summary() {
     let out = temp("cli-run");
-    let o = crease(&[
-        "run",
-        "hang",
-        "--until",
-        "0.04",
-        "--quiet",
-        "--backend",
-        "cpu",
-        "--dump-state",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = run_hang(&out, &["--dump-state"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     // 20 steps at 2 ms, a frame every 10 steps: frames 0, 1, 2.
     for k in 0..3 {
@@ -37,8 +41,7 @@ fn run_writes_frames_metrics_and_summary() {
          max_edge_strain,min_edge_strain,max_stretch,contacts,\
          penetration,unlifted_penetration,edge_penetration,resting,proximity_pairs,stuck,force_top,torque_top"
     );
-    let summary: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let summary = summary(&out);
     assert_eq!(summary["steps"], 20);
     assert_eq!(summary["backend"], "cpu");
     assert_eq!(summary["vertices"], 289);
@@ -79,29 +82,15 @@ fn run_writes_frames_metrics_and_summary() {
     std::fs::remove_dir_all(&out).ok();
 }
 
-/// Width, height and number of distinct colours of a PNG file.
 /// Solves cut short by `solver.max_iterations` (but not diverging) let
 /// the run finish, and it says so: in `summary.json` and in one warning.
 #[test]
 fn a_run_whose_solves_end_above_the_tolerance_says_so() {
     let out = temp("cli-unconverged");
-    let o = crease(&[
-        "run",
-        "hang",
-        "--until",
-        "0.04",
-        "--quiet",
-        "--backend",
-        "cpu",
-        "--set",
-        "solver.max_iterations=10",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = run_hang(&out, &["--set", "solver.max_iterations=10"]);
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{stderr}");
-    let summary: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let summary = summary(&out);
     let u = &summary["unconverged"];
     assert_eq!(
         (u["steps"].as_u64(), u["first_step"].as_u64()),
@@ -118,6 +107,7 @@ fn a_run_whose_solves_end_above_the_tolerance_says_so() {
     std::fs::remove_dir_all(&out).ok();
 }
 
+/// Width, height and number of distinct colours of a PNG file.
 fn png_summary(path: &std::path::Path) -> (u32, u32, usize) {
     let (width, height, mut colours) = png_pixels(path);
     colours.sort_unstable();
@@ -550,8 +540,7 @@ fn auto_passes_over_a_software_gpu_quietly() {
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
-    let summary: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let summary = summary(&out);
     let adapters = crease::gpu::adapters();
     let hardware = adapters.iter().any(|(a, _)| a.device_type != wgpu::DeviceType::Cpu);
     println!(
