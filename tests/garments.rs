@@ -375,7 +375,7 @@ fn sitting_at_the_scenes_pace_stretches_no_edge_past_30_percent_and_stays_outsid
 }
 
 /// Lifting a leg at the scene's pace, likewise: measured 26.0% at most,
-/// on the cloth at the front of the crotch of the lifted leg, and a
+/// under the back of the crotch seam through the hold (1.16 s), and a
 /// triangle's principal stretch 42.4% (docs/garments.md). Before the band
 /// below the crotch ring was divided (2026-12-01) its edges reached 23.4%
 /// while its tall triangles stretched 67.1%.
