@@ -39,9 +39,11 @@ const MIDDLE: f64 = 0.012;
 /// resolution a ring's points move along it by less than the rings are
 /// apart (faster, the quads under the crotch seam would turn inside out).
 /// Over 7 cm the inner thigh's ring edges under the crotch kept the seam's
-/// crowding (8.4 mm at 2 cm edges) and lifting a leg stretched them 37.1%;
-/// over 4 cm, 10.4 mm and 30.4%; over 2.5 cm the band's columns under the
-/// seam's back split into 8 mm pieces (44%; docs/garments.md).
+/// crowding (8.4 mm at 2 cm edges) and lifting a leg stretched them 37.1%
+/// (cotton; denim 35.3%); over 4 cm they are 10.4 mm and the worst edge,
+/// under the back of the crotch seam, 30.4% (denim 31.8%); over 2.5 cm the
+/// band's columns under the seam's back split into 8 mm pieces (44%;
+/// docs/garments.md).
 const EVEN: f64 = 0.04;
 /// The knees group's reach above and below the knee, m.
 const KNEES: f64 = 0.08;
