@@ -503,9 +503,9 @@ fn worst(csv: &str) -> Value {
 /// that blew up, not cloth. Woven cloth tears at a few tens of percent, but
 /// where a body drags cloth faster than the strain limiter can follow,
 /// single edges pass that for a frame or two and recover (the built-in
-/// trousers lifting a leg reached 3.1 times their length before
-/// 2026-11-29, 1.32 now: docs/garments.md), and such a run must go on so
-/// that its frames can be read.
+/// trousers lifting a leg reached 3.1 times their length on 2026-11-24,
+/// 1.32 now: docs/garments.md), and such a run must go on so that its
+/// frames can be read.
 const BLOWN_UP: f64 = 10.0;
 
 /// Stops a run whose cloth blew up (finite but absurd: the backends stop
