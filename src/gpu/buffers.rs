@@ -35,6 +35,14 @@ impl std::ops::Index<&str> for Buffers {
     }
 }
 
+/// The most bytes a storage buffer may hold on this adapter: one binding's,
+/// within its largest buffer.
+pub fn largest_binding(ctx: &GpuContext) -> u64 {
+    ctx.limits
+        .max_storage_buffer_binding_size
+        .min(ctx.limits.max_buffer_size)
+}
+
 /// A storage buffer holding `data`, checked against the adapter's limits.
 pub fn storage<T: Pod>(ctx: &GpuContext, label: &str, data: &[T]) -> Result<wgpu::Buffer> {
     // A binding may not be empty: a mesh without hinges gets one dummy element.
@@ -43,10 +51,7 @@ pub fn storage<T: Pod>(ctx: &GpuContext, label: &str, data: &[T]) -> Result<wgpu
     } else {
         bytemuck::cast_slice(data).to_vec()
     };
-    let limit = ctx
-        .limits
-        .max_storage_buffer_binding_size
-        .min(ctx.limits.max_buffer_size);
+    let limit = largest_binding(ctx);
     if bytes.len() as u64 > limit {
         return Err(Error::Gpu(format!(
             "buffer `{label}` needs {} bytes, more than the adapter's max_storage_buffer_binding_size / \
