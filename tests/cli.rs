@@ -275,6 +275,47 @@ fn errors_exit_non_zero_with_one_message() {
     );
 }
 
+/// A size the adapter cannot hold stops `crease bench` with its error, and
+/// `--json` keeps the rows measured before it, the error beside them
+/// (lavapipe binds 128 MiB a buffer, less than the 1M twist's
+/// self-collision boxes need). An adapter that holds it gives both rows
+/// and no error.
+#[test]
+fn bench_json_keeps_the_rows_before_a_size_that_fails() {
+    if !common::have_gpu() {
+        return;
+    }
+    let out = temp("cli-bench-fails");
+    std::fs::create_dir_all(&out).unwrap();
+    let json = out.join("bench.json");
+    let o = crease(&[
+        "bench",
+        "twist",
+        "--backend",
+        "gpu",
+        "--vertices",
+        "1792,1000000",
+        "--steps",
+        "1",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows[0]["vertices"], 1792);
+    if o.status.success() {
+        assert_eq!(rows.len(), 2);
+        assert!(v.get("error").is_none(), "{v}");
+    } else {
+        let error = v["error"].as_str().unwrap();
+        println!("the 1M twist on this adapter: {error}");
+        assert_eq!(rows.len(), 1);
+        assert!(!error.is_empty() && stderr.contains(error), "{error} / {stderr}");
+    }
+    std::fs::remove_dir_all(&out).ok();
+}
+
 #[test]
 fn bench_writes_json_rows() {
     let out = temp("cli-bench");

@@ -69,29 +69,38 @@ pub fn bench(which: BenchKind) -> Result<()> {
             };
             let mut rows = Vec::new();
             println!("{}", crease::bench::header());
-            for target in vertices {
-                for &b in &backends {
-                    let scene = crease::bench::twist_scene(crease::bench::refinement(target), &set)?;
-                    let cloth = Arc::clone(&scene.cloth);
-                    let backend = make_backend(b, &scene)?;
-                    let mut row = crease::bench::run_twist(scene, backend, steps)?;
-                    if b == BackendChoice::Gpu {
-                        crease::bench::gpu_figures(&mut row, &cloth, &GpuContext::new()?)?;
+            let measured = (|| -> Result<()> {
+                for &target in &vertices {
+                    for &b in &backends {
+                        let scene = crease::bench::twist_scene(crease::bench::refinement(target), &set)?;
+                        let cloth = Arc::clone(&scene.cloth);
+                        let backend = make_backend(b, &scene)?;
+                        let mut row = crease::bench::run_twist(scene, backend, steps)?;
+                        if b == BackendChoice::Gpu {
+                            crease::bench::gpu_figures(&mut row, &cloth, &GpuContext::new()?)?;
+                        }
+                        println!("{}", crease::bench::row(&row));
+                        rows.push(row);
                     }
-                    println!("{}", crease::bench::row(&row));
-                    rows.push(row);
                 }
-            }
-            if let Some(path) = json {
+                Ok(())
+            })();
+            // A size that fails (a mesh larger than the adapter binds)
+            // keeps the rows measured before it, with the error beside them.
+            if let Some(path) = json.filter(|_| measured.is_ok() || !rows.is_empty()) {
                 let name = if backends.len() > 1 {
                     "both".to_string()
                 } else {
                     rows.first().map(|r| r.backend.clone()).unwrap_or_default()
                 };
-                let v = serde_json::json!({ "backend": name, "rows": rows });
+                let mut v = serde_json::json!({ "backend": name, "rows": rows });
+                if let Err(e) = &measured {
+                    v["error"] = serde_json::json!(format!("{e:#}"));
+                }
                 crease::util::write_atomic(&path, serde_json::to_string_pretty(&v)?.as_bytes())
                     .context("argument --json")?;
             }
+            measured?;
         }
     }
     Ok(())
