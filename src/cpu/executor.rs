@@ -272,6 +272,7 @@ impl Executor for CpuBackend {
             &self.free,
             &mut self.touched,
             &self.cloth.topology.edges,
+            input.depths,
         ))
     }
 

@@ -393,6 +393,7 @@ mod tests {
             integrator: Default::default(),
             sticks: &sticks,
             loads: &[],
+            depths: true,
         };
         let scales = Scales::new(h, 1.0, alpha);
         let mut b = CpuBackend::new(Arc::clone(&cloth));

@@ -537,14 +537,21 @@ impl Executor for GpuBackend {
         Ok(())
     }
 
-    fn settle(&mut self, _: &StepInput) -> Result<ContactReport> {
+    fn settle(&mut self, input: &StepInput) -> Result<ContactReport> {
         let Some(c) = self.obstacles() else {
             return Ok(ContactReport::default());
         };
         self.recorder.pass(&self.ctx, "settle", |pass| {
             pass.run(&c.settle);
-            pass.run(&c.edge_depth);
+            if input.depths {
+                pass.run(&c.edge_depth);
+            }
         });
+        // The report's readback only where it is measured
+        // (`StepInput::depths`).
+        if !input.depths {
+            return Ok(ContactReport::default());
+        }
         let contact: Vec<[f32; 4]> = self.read(&self.buffers["contact"], self.cloth.vertex_count())?;
         let deepest = |k: usize| contact.iter().fold(0.0f64, |m, c| m.max(-c[k] as f64));
         Ok(ContactReport {

@@ -138,6 +138,7 @@ impl Scene {
             integrator: self.integrator,
             sticks: &[],
             loads: &[],
+            depths: true,
         }
     }
 }

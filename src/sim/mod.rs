@@ -256,8 +256,20 @@ impl Simulation {
         &self.scene.phases[k].name
     }
 
-    /// Advances one time step; an error once the timeline has ended.
+    /// Advances one time step, measuring how deep the cloth lies in its
+    /// obstacles; an error once the timeline has ended.
     pub fn step(&mut self) -> Result<StepInfo> {
+        self.step_measuring(true)
+    }
+
+    /// Whether the next step ends the timeline.
+    pub fn last_step(&self) -> bool {
+        self.phase + 1 == self.scene.phases.len() && self.phase_step + 1 == self.scene.phases[self.phase].steps
+    }
+
+    /// [`Simulation::step`], with the obstacle depths of its report measured
+    /// only if `depths` (`StepInput::depths`: a run's output frames).
+    pub fn step_measuring(&mut self, depths: bool) -> Result<StepInfo> {
         if self.done() {
             return Err(crate::Error::Step(format!(
                 "the timeline of {} has ended at t = {} s; there is no step to take",
@@ -384,6 +396,7 @@ impl Simulation {
             integrator: self.scene.integrator,
             sticks: &self.sticks,
             loads: &self.loads,
+            depths,
         });
         // A backend says what broke; the run says where, and what to change.
         let report = report.map_err(|e| match e {

@@ -46,6 +46,12 @@ pub struct StepInput<'a> {
     /// The step's loads (the scene's `loads` switched on), at most one per
     /// vertex, sorted by vertex.
     pub loads: &'a [VertexLoad],
+    /// Whether the step measures how deep the cloth lies in its obstacles
+    /// (`ContactReport`): the probes of every vertex after the lift and of
+    /// every edge's midpoint serve only the report. A run asks at its
+    /// output frames, whose rows print them; at the other steps the report
+    /// is empty (`ContactReport::default()`) on both backends.
+    pub depths: bool,
 }
 
 /// A constant external force on one vertex over the step (a share of a
