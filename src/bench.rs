@@ -32,7 +32,7 @@ pub struct BenchRow {
     pub self_collision_ms: f64,
     /// The wait for the pair count the GPU's search reads back.
     pub readback_ms: f64,
-    /// Vertices in contact per step.
+    /// Vertices in contact at the last timed step.
     pub contacts: f64,
     /// Everything else: the holds' upload, handle targets, the position
     /// update, the output's bookkeeping.
@@ -73,7 +73,9 @@ pub fn twist_scene(k: usize, overrides: &[String]) -> Result<Scene> {
 /// Steps `steps` times from the start of the twist and averages, after
 /// one step that is not timed: it builds what a run builds once (the GPU's
 /// pipelines of self-collision and of the multilevel preconditioner, the
-/// preconditioner's first hierarchy).
+/// preconditioner's first hierarchy). As in a run, only the last step, an
+/// output frame's, measures the obstacle depths (`StepInput::depths`);
+/// its contacts are the row's.
 pub fn run_twist(scene: Scene, backend: Box<dyn Backend>, steps: u64) -> Result<BenchRow> {
     let (vertices, faces) = (scene.cloth.vertex_count(), scene.cloth.mesh.faces.len());
     // `auto` made concrete for the row, as the backend makes it.
@@ -86,7 +88,7 @@ pub fn run_twist(scene: Scene, backend: Box<dyn Backend>, steps: u64) -> Result<
     let mut stages = [0.0; 6];
     let mut done = 0;
     while done < steps && !sim.done() {
-        let info = sim.step()?;
+        let info = sim.step_measuring(done + 1 == steps || sim.last_step())?;
         let r = &info.report;
         total += info.wall_ms;
         let each = [
@@ -100,7 +102,7 @@ pub fn run_twist(scene: Scene, backend: Box<dyn Backend>, steps: u64) -> Result<
         for (s, t) in stages.iter_mut().zip(each) {
             *s += t;
         }
-        contacts += r.contact.contacts;
+        contacts = r.contact.contacts;
         cg += r.cg_iterations;
         dispatches += r.dispatches;
         done += 1;
@@ -120,7 +122,7 @@ pub fn run_twist(scene: Scene, backend: Box<dyn Backend>, steps: u64) -> Result<
         obstacles_ms: obstacles,
         self_collision_ms: self_collision,
         readback_ms: readback,
-        contacts: contacts as f64 / n,
+        contacts: contacts as f64,
         other_ms: total / n - stages.iter().sum::<f64>() / n,
         cg_iterations: cg as f64 / n,
         dispatches_per_step: (dispatches > 0).then(|| dispatches as f64 / n),
