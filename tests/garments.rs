@@ -7,8 +7,10 @@
 //! preconditioner (the claims on the seat take 2.5 cm edges; the claims on
 //! stretch and contact run at the scenes' own pace, 1 ms steps). Runs go
 //! two at a time on one thread each (`run_until`), which on 2 cores gets
-//! more done than one run at a time on both: the file took 277 s
-//! (2026-12-03, in the whole suite; 602 s on 2026-12-02, when the machine
+//! more done than one run at a time on both: the file took 194 s
+//! (2026-12-03, in the whole suite, once the steps between output frames
+//! stopped measuring the contact depths; 277 s before; 602 s on
+//! 2026-12-02, when the machine
 //! ran at half speed; 375 s with block Jacobi and the 2 ms steps before
 //! 2026-11-29).
 //! Residual bend here is the mean plastic bend angle of a garment group's
