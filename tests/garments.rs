@@ -10,9 +10,8 @@
 //! more done than one run at a time on both: the file took 194 s
 //! (2026-12-03, in the whole suite, once the steps between output frames
 //! stopped measuring the contact depths; 277 s before; 602 s on
-//! 2026-12-02, when the machine
-//! ran at half speed; 375 s with block Jacobi and the 2 ms steps before
-//! 2026-11-29).
+//! 2026-12-02, when the machine ran at half speed; 375 s with block
+//! Jacobi and the 2 ms steps before 2026-11-29).
 //! Residual bend here is the mean plastic bend angle of a garment group's
 //! hinges once the body has returned to rest and the cloth has settled:
 //! the set that stays (|theta - theta_rest| at this resolution is
