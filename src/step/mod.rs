@@ -49,8 +49,9 @@ pub struct StepInput<'a> {
     /// Whether the step measures how deep the cloth lies in its obstacles
     /// (`ContactReport`): the probes of every vertex after the lift and of
     /// every edge's midpoint serve only the report. A run asks at its
-    /// output frames, whose rows print them; at the other steps the report
-    /// is empty (`ContactReport::default()`) on both backends.
+    /// output frames, whose rows print them; at the other steps its depths
+    /// and contact count are zero on both backends (its resting count, the
+    /// solve's, stays).
     pub depths: bool,
 }
 
