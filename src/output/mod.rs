@@ -317,8 +317,9 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
         write_frame(sim, &row, frame, &mut csv, &mut metrics, &mut usd)?;
     }
     while !sim.done() && sim.steps() < total_steps {
-        // The obstacle depths only where a row prints them (the frame
-        // condition below, a step ahead).
+        // Whether this step ends a frame (every `frame_steps`, the last
+        // step asked for, the timeline's end): only its row prints the
+        // obstacle depths, so only it measures them.
         let next = sim.steps() + 1;
         let frame_due = next.is_multiple_of(frame_steps) || next == total_steps || sim.last_step();
         let info = sim.step_measuring(frame_due)?;
@@ -331,7 +332,7 @@ pub fn run(sim: &mut Simulation, opts: &RunOptions, progress: &mut dyn FnMut(&Pr
         total_cg += info.report.cg_iterations;
         stepping_ms += info.wall_ms;
         reactions = info.reactions;
-        if sim.steps().is_multiple_of(frame_steps) || sim.steps() == total_steps || sim.done() {
+        if frame_due {
             frame += 1;
             row = row_now(sim, acc, &info.report, &reactions)?;
             blown_up(sim, &row)?;
