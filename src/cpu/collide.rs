@@ -317,6 +317,19 @@ mod tests {
         Surfaces { grids, bodies: &[] }
     }
 
+    /// `settle` on `grids` at 10 ms steps, every vertex free.
+    fn settle_free(
+        grids: &[Arc<SdfGrid>],
+        obstacles: &[ObstacleStep],
+        x: &mut [DVec3],
+        touched: &mut [bool],
+        edges: &[[u32; 2]],
+        depths: bool,
+    ) -> ContactReport {
+        let free = vec![true; x.len()];
+        settle(on(grids), obstacles, 0.01, x, &free, touched, edges, depths)
+    }
+
     fn still(grid: usize, thickness: f64) -> ObstacleStep {
         ObstacleStep {
             obstacle: grid,
@@ -340,31 +353,20 @@ mod tests {
             .map(|i| tangent * (i as f64 * 0.004 - 0.08) + n * depth(i))
             .collect();
         let before: Vec<f64> = x.iter().map(|p| p.dot(n)).collect();
-        let (free, mut touched) = (vec![true; x.len()], vec![false; x.len()]);
+        let mut touched = vec![false; x.len()];
         let edges: Vec<[u32; 2]> = (0..x.len() as u32 - 1).map(|i| [i, i + 1]).collect();
         // Unmeasured (a step between output frames), the same lift and
         // contacts to the bit, and an empty report.
         let (mut unmeasured, mut unmeasured_touched) = (x.clone(), touched.clone());
-        let empty = settle(
-            on(&grids),
+        let empty = settle_free(
+            &grids,
             &[still(0, t)],
-            0.01,
             &mut unmeasured,
-            &free,
             &mut unmeasured_touched,
             &edges,
             false,
         );
-        let report = settle(
-            on(&grids),
-            &[still(0, t)],
-            0.01,
-            &mut x,
-            &free,
-            &mut touched,
-            &edges,
-            true,
-        );
+        let report = settle_free(&grids, &[still(0, t)], &mut x, &mut touched, &edges, true);
         assert_eq!((unmeasured, unmeasured_touched), (x.clone(), touched.clone()));
         assert_eq!(empty, ContactReport::default());
         assert!(report.contacts > 0 && report.unlifted > 0.0);
@@ -406,17 +408,8 @@ mod tests {
             SdfGrid::bake(DVec3::splat(-0.05), DVec3::splat(0.05), 0.001, |p| bar.distance(p)).unwrap(),
         )];
         let mut x = vec![DVec3::new(0.0, 0.0, -0.01), DVec3::new(0.0, 0.0, 0.01)];
-        let (free, mut touched) = (vec![true; 2], vec![false; 2]);
-        let report = settle(
-            on(&grids),
-            &[still(0, t)],
-            0.01,
-            &mut x,
-            &free,
-            &mut touched,
-            &[[0, 1]],
-            true,
-        );
+        let mut touched = vec![false; 2];
+        let report = settle_free(&grids, &[still(0, t)], &mut x, &mut touched, &[[0, 1]], true);
         assert_eq!((report.penetration, report.unlifted, report.contacts), (0.0, 0.0, 0));
         assert!(
             (report.edge_penetration - 0.003).abs() < 1e-6,
@@ -532,19 +525,10 @@ mod tests {
         let t = 0.004;
         let grids = vec![floor(DVec3::Y, 0.0), floor(-DVec3::Y, -0.004)];
         let mut x = vec![DVec3::new(0.0, 0.001, 0.0)];
-        let (free, mut touched) = (vec![true], vec![false]);
-        settle(
-            on(&grids),
-            &[still(0, t), still(1, t)],
-            0.01,
-            &mut x,
-            &free,
-            &mut touched,
-            &[],
-            true,
-        );
+        let mut touched = vec![false];
+        settle_free(&grids, &[still(0, t), still(1, t)], &mut x, &mut touched, &[], true);
         assert_eq!(x[0], DVec3::new(0.0, 0.001, 0.0));
-        settle(on(&grids), &[still(0, t)], 0.01, &mut x, &free, &mut touched, &[], true);
+        settle_free(&grids, &[still(0, t)], &mut x, &mut touched, &[], true);
         assert!((x[0].y - lift(0.001, t)).abs() < 1e-9, "{}", x[0].y);
     }
 }
