@@ -275,6 +275,29 @@ fn errors_exit_non_zero_with_one_message() {
     );
 }
 
+/// `crease bench twist --backend BACKEND --vertices VERTICES --steps STEPS
+/// --json OUT/bench.json`: the command's output and the JSON it wrote
+/// (null when it wrote none, so that a caller's check of the status says
+/// why).
+fn bench_json(out: &Path, backend: &str, vertices: &str, steps: &str) -> (Output, serde_json::Value) {
+    std::fs::create_dir_all(out).unwrap();
+    let json = out.join("bench.json");
+    let o = crease(&[
+        "bench",
+        "twist",
+        "--backend",
+        backend,
+        "--vertices",
+        vertices,
+        "--steps",
+        steps,
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let v = std::fs::read_to_string(&json).map_or(serde_json::Value::Null, |text| serde_json::from_str(&text).unwrap());
+    (o, v)
+}
+
 /// A size the adapter cannot hold stops `crease bench` with its error, and
 /// `--json` keeps the rows measured before it, the error beside them
 /// (lavapipe binds 128 MiB a buffer, less than the 1M twist's
@@ -286,23 +309,11 @@ fn bench_json_keeps_the_rows_before_a_size_that_fails() {
         return;
     }
     let out = temp("cli-bench-fails");
-    std::fs::create_dir_all(&out).unwrap();
-    let json = out.join("bench.json");
-    let o = crease(&[
-        "bench",
-        "twist",
-        "--backend",
-        "gpu",
-        "--vertices",
-        "1792,1000000",
-        "--steps",
-        "1",
-        "--json",
-        json.to_str().unwrap(),
-    ]);
+    let (o, v) = bench_json(&out, "gpu", "1792,1000000", "1");
     let stderr = String::from_utf8_lossy(&o.stderr);
-    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    let rows = v["rows"].as_array().unwrap();
+    let rows = v["rows"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no rows in --json: {v}; {stderr}"));
     assert_eq!(rows[0]["vertices"], 1792);
     if o.status.success() {
         assert_eq!(rows.len(), 2);
@@ -319,22 +330,8 @@ fn bench_json_keeps_the_rows_before_a_size_that_fails() {
 #[test]
 fn bench_writes_json_rows() {
     let out = temp("cli-bench");
-    std::fs::create_dir_all(&out).unwrap();
-    let json = out.join("bench.json");
-    let o = crease(&[
-        "bench",
-        "twist",
-        "--backend",
-        "cpu",
-        "--vertices",
-        "1000,7000",
-        "--steps",
-        "2",
-        "--json",
-        json.to_str().unwrap(),
-    ]);
+    let (o, v) = bench_json(&out, "cpu", "1000,7000", "2");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(v["backend"], "cpu");
     // A count of 0 is refused before anything runs, not taken as the
     // nearest cylinder (1792 vertices).
