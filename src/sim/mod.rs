@@ -6,6 +6,7 @@
 pub mod blow_up;
 mod handles;
 mod obstacles;
+mod solves;
 mod sticking;
 
 use crate::collide::body::BodyStep;
@@ -17,6 +18,7 @@ use glam::DVec3;
 use handles::HandleState;
 use obstacles::ObstacleState;
 pub use obstacles::{ObstacleAt, obstacles_at};
+pub use solves::Unconverged;
 use std::sync::Arc;
 use sticking::StickState;
 
@@ -35,28 +37,6 @@ pub struct StepInfo {
     /// Per handle, in scene order (zero for released handles).
     pub reactions: Vec<Reaction>,
     pub wall_ms: f64,
-}
-
-/// The steps whose solve ended above `solver.tolerance` (at the iteration
-/// cap, or where the GPU's f32 residual would go no lower): the run goes
-/// on, and its summary says how many there were, so that a result is
-/// never read as converged when it was not.
-#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Unconverged {
-    /// How many steps.
-    pub steps: u64,
-    /// The first of them (counting from 1, as messages name steps).
-    pub first_step: Option<u64>,
-    /// The largest relative residual they ended at.
-    pub worst_residual: f64,
-}
-
-impl Unconverged {
-    fn record(&mut self, step: u64, residual: f64) {
-        self.steps += 1;
-        self.first_step.get_or_insert(step);
-        self.worst_residual = self.worst_residual.max(residual);
-    }
 }
 
 /// The driver's own state between steps: a checkpoint holds it beside the
@@ -409,28 +389,9 @@ impl Simulation {
             )),
             other => other,
         })?;
-        // A solve that ends at its iteration cap worse than it started has
-        // not converged. Backward Euler's system is positive definite at
-        // any step (a system that is not breaks CG down, which the backends
-        // report), so this is the preconditioner losing to a stiff system:
-        // a 2121-vertex strip of 0.5 mm edges at 10 ms steps needs about
-        // 3200 block-Jacobi iterations from rest.
-        if report.cg_iterations >= self.scene.solver.max_iterations && report.cg_residual > 1.0 {
-            return Err(crate::Error::Step(format!(
-                "step {} (t = {:.4} s, phase {}): the solve did not converge (relative residual {:.2e} after {} \
-                 iterations, solver.max_iterations): the system is too stiff for the preconditioner at this step \
-                 (small edges, a long dt, stiff stretching); raise solver.max_iterations, or reduce dt, or use a \
-                 coarser mesh",
-                self.steps + 1,
-                self.time(),
-                phase.name,
-                report.cg_residual,
-                report.cg_iterations
-            )));
-        }
-        if report.cg_residual > self.scene.solver.tolerance {
-            self.unconverged.record(self.steps + 1, report.cg_residual);
-        }
+        let time = self.time();
+        self.unconverged
+            .judge(&self.scene.solver, &report, self.steps + 1, time, &phase.name)?;
         let mut reactions = vec![Reaction::default(); self.handles.len()];
         let mut offset = 0;
         for (k, state) in self.handles.iter().enumerate() {
