@@ -11,9 +11,10 @@
 // contact impulse added to the normal one); `settle`, after the position
 // update, lifts a vertex still within the thickness of exactly one obstacle
 // onto the contour lift(phi) = t exp((phi - t)/t), which keeps wrinkles'
-// shape, and records the nearest surface before and after; `edge_depth`
-// then records the nearest surface to the midpoints of the edges a vertex
-// starts.
+// shape, and records the nearest surface before the lift; `depths`, at
+// the steps that report them (`StepInput::depths`), then records the
+// nearest surface to each lifted vertex and to the midpoints of the edges
+// a vertex starts.
 
 // A rigid obstacle is probed through its grid at its pose, a deforming body
 // directly (CPU twin: src/collide/body.rs): the nearest triangle through a
@@ -441,7 +442,6 @@ fn settle(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups)
         return;
     }
     var hit = contact[i].x;
-    var deepest = FAR;
     var before = FAR;
     if (is_free[i] != 0u && obstacle_count.x > 0u) {
         let h = params.step.x;
@@ -474,23 +474,29 @@ fn settle(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups)
             x[i] = displaced(x[i], delta);
             hit = 1.0;
         }
-        for (var k = 0u; k < obstacle_count.x; k++) {
-            deepest = min(deepest, probe(obstacles[k], p0 + delta, true, h).phi);
-        }
     }
-    contact[i] = vec4<f32>(hit, deepest, before, FAR);
+    contact[i] = vec4<f32>(hit, FAR, before, FAR);
 }
 
-// After `settle`: the nearest surface to the midpoint of each edge vertex i
-// starts that has a free end.
+// After `settle`, where the step reports its depths: the nearest surface
+// to vertex i if it is free, and to the midpoint of each edge it starts
+// that has a free end (CPU twin: the measured part of cpu/collide.rs
+// `settle`).
 @compute @workgroup_size(WORKGROUP)
-fn edge_depth(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+fn depths(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let i = linear_index(id, groups);
     if (i >= params.counts.x) {
         return;
     }
     let h = params.step.x;
     let p = rest[i].xyz + displacement(x[i]);
+    if (is_free[i] != 0u) {
+        var deepest = FAR;
+        for (var k = 0u; k < obstacle_count.x; k++) {
+            deepest = min(deepest, probe(obstacles[k], p, true, h).phi);
+        }
+        contact[i].y = deepest;
+    }
     var nearest = FAR;
     for (var e = edge_start[i]; e < edge_start[i + 1u]; e++) {
         let j = edge_end[e];

@@ -77,6 +77,43 @@ fn contact_response_matches_the_cpu_from_identical_states() {
             assert!((a - b).abs() < 1e-5, "cpu {a} gpu {b}");
         }
     }
+    // The ball given twice, side by side, overlapping under the cloth:
+    // the cloth between them lies inside both, and their responses push it
+    // opposite ways. Settle lifts no vertex within the thickness of two
+    // obstacles, so the depth after the lift is measured inside them.
+    // (The balls 10 cm either side and 8 cm up: 7.3 mm deep measured.)
+    let twice = [0, 1].map(|k| {
+        let at = Pose {
+            trans: DVec3::new([-0.1, 0.1][k], 0.08, 0.0),
+            ..Pose::default()
+        };
+        ObstacleStep {
+            obstacle: k,
+            field: Field::Grid(k),
+            start: at,
+            end: at,
+            friction: scene.obstacles[0].friction,
+            thickness: scene.obstacles[0].thickness,
+        }
+    });
+    let grids = vec![Arc::clone(&grids[0]), Arc::clone(&grids[0])];
+    let input = StepInput {
+        grids: &grids,
+        obstacles: &twice,
+        ..scene.unconstrained_step()
+    };
+    let (c, g) = {
+        let both = step_both(&scene, &x, &v, &ch, &input);
+        (both.rc.contact, both.rg.contact)
+    };
+    println!(
+        "inside two: depths cpu {:.2e} {:.2e} {:.2e}, gpu {:.2e} {:.2e} {:.2e}",
+        c.penetration, c.unlifted, c.edge_penetration, g.penetration, g.unlifted, g.edge_penetration
+    );
+    assert!(c.penetration > 1e-3, "nothing left inside the balls: {c:?}");
+    for (a, b) in c.depths().into_iter().zip(g.depths()) {
+        assert!((a - b).abs() < 1e-5, "cpu {a} gpu {b}");
+    }
 }
 
 /// The pressed specimen a while after its flap is let go: part of the cloth

@@ -541,14 +541,14 @@ impl Executor for GpuBackend {
         let Some(c) = self.obstacles() else {
             return Ok(ContactReport::default());
         };
+        // The depths after the lift, and the report's readback, only where
+        // they are measured (`StepInput::depths`).
         self.recorder.pass(&self.ctx, "settle", |pass| {
             pass.run(&c.settle);
             if input.depths {
-                pass.run(&c.edge_depth);
+                pass.run(&c.depths);
             }
         });
-        // The report's readback only where it is measured
-        // (`StepInput::depths`).
         if !input.depths {
             return Ok(ContactReport::default());
         }

@@ -33,7 +33,7 @@ pub struct WgCollide {
     pub release: Kernel,
     pub respond: Kernel,
     pub settle: Kernel,
-    pub edge_depth: Kernel,
+    pub depths: Kernel,
 }
 
 impl WgCollide {
@@ -113,7 +113,7 @@ impl WgCollide {
             release: k("release")?,
             respond: k("respond")?,
             settle: k("settle")?,
-            edge_depth: k("edge_depth")?,
+            depths: k("depths")?,
         })
     }
 
