@@ -74,3 +74,11 @@ pub fn png_pixels(path: &Path) -> (u32, u32, Vec<Vec<u8>>) {
     let pixels = buf[..info.buffer_size()].chunks_exact(px).map(<[u8]>::to_vec).collect();
     (info.width, info.height, pixels)
 }
+
+/// Width, height and number of distinct colours of a PNG file.
+pub fn png_summary(path: &Path) -> (u32, u32, usize) {
+    let (width, height, mut colours) = png_pixels(path);
+    colours.sort_unstable();
+    colours.dedup();
+    (width, height, colours.len())
+}
