@@ -13,8 +13,8 @@
 // onto the contour lift(phi) = t exp((phi - t)/t), which keeps wrinkles'
 // shape, and records the nearest surface before the lift; `depths`, at
 // the steps that report them (`StepInput::depths`), then records the
-// nearest surface to each lifted vertex and to the midpoints of the edges
-// a vertex starts.
+// nearest surface to each free vertex after the lift and to the midpoints
+// of the edges a vertex starts.
 
 // A rigid obstacle is probed through its grid at its pose, a deforming body
 // directly (CPU twin: src/collide/body.rs): the nearest triangle through a
