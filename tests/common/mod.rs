@@ -6,6 +6,7 @@
 
 pub mod bodies;
 pub mod parity;
+pub mod scenes;
 pub mod tools;
 
 use crease::experiment;
