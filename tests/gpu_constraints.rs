@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 #[test]
 fn contact_response_matches_the_cpu_from_identical_states() {
-    use crease::collide::{Field, ObstacleStep, Pose};
+    use crease::collide::{ContactReport, Field, ObstacleStep, Pose};
     use crease::step::StepInput;
     use glam::DVec3;
     if !common::have_gpu() {
@@ -27,22 +27,37 @@ fn contact_response_matches_the_cpu_from_identical_states() {
     let (x, v, ch) = cpu_state_at(&scene, f64::INFINITY);
     let grids = vec![Arc::clone(scene.obstacles[0].grid().unwrap())];
     let diagonal = scene.cloth.diagonal();
+    // The scene's ball as obstacle `k` (grid `k`), moved by `start` and
+    // `end` from where the scene has it.
+    let ball = |k: usize, start: DVec3, end: DVec3| ObstacleStep {
+        obstacle: k,
+        field: Field::Grid(k),
+        start: Pose {
+            trans: start,
+            ..Pose::default()
+        },
+        end: Pose {
+            trans: end,
+            ..Pose::default()
+        },
+        friction: scene.obstacles[0].friction,
+        thickness: scene.obstacles[0].thickness,
+    };
+    // The depths, after the lift, before it and at the edges' midpoints.
+    let same_depths = |what: &str, c: &ContactReport, g: &ContactReport| {
+        println!(
+            "{what}: depths cpu {:.2e} {:.2e} {:.2e}, gpu {:.2e} {:.2e} {:.2e}",
+            c.penetration, c.unlifted, c.edge_penetration, g.penetration, g.unlifted, g.edge_penetration
+        );
+        for (a, b) in c.depths().into_iter().zip(g.depths()) {
+            assert!((a - b).abs() < 1e-5, "{what}: cpu {a} gpu {b}");
+        }
+    };
     // The ball at rest, then rising 2 mm over the step (dragging the cloth).
     for rise in [0.0, 0.002] {
-        let obstacle = ObstacleStep {
-            obstacle: 0,
-            field: Field::Grid(0),
-            start: Pose::default(),
-            end: Pose {
-                trans: DVec3::new(0.0, rise, 0.0),
-                ..Pose::default()
-            },
-            friction: scene.obstacles[0].friction,
-            thickness: scene.obstacles[0].thickness,
-        };
         let input = StepInput {
             grids: &grids,
-            obstacles: &[obstacle],
+            obstacles: &[ball(0, DVec3::ZERO, DVec3::new(0.0, rise, 0.0))],
             ..scene.unconstrained_step()
         };
         let Both {
@@ -67,15 +82,7 @@ fn contact_response_matches_the_cpu_from_identical_states() {
         assert_eq!(rc.contact.contacts, rg.contact.contacts, "contact counts differ");
         assert!(dx / diagonal < 1e-5, "positions differ by {dx} m");
         assert!(dv / speed < 1e-3, "velocities differ by {dv} m/s (fastest {speed})");
-        // The depths, after the lift, before it and at the edges' midpoints.
-        let (c, g) = (rc.contact, rg.contact);
-        println!(
-            "depths cpu {:.2e} {:.2e} {:.2e}, gpu {:.2e} {:.2e} {:.2e}",
-            c.penetration, c.unlifted, c.edge_penetration, g.penetration, g.unlifted, g.edge_penetration
-        );
-        for (a, b) in c.depths().into_iter().zip(g.depths()) {
-            assert!((a - b).abs() < 1e-5, "cpu {a} gpu {b}");
-        }
+        same_depths(&format!("rise {rise}"), &rc.contact, &rg.contact);
     }
     // The ball given twice, side by side, overlapping under the cloth:
     // the cloth between them lies inside both, and their responses push it
@@ -83,18 +90,8 @@ fn contact_response_matches_the_cpu_from_identical_states() {
     // obstacles, so the depth after the lift is measured inside them.
     // (The balls 10 cm either side and 8 cm up: 7.3 mm deep measured.)
     let twice = [0, 1].map(|k| {
-        let at = Pose {
-            trans: DVec3::new([-0.1, 0.1][k], 0.08, 0.0),
-            ..Pose::default()
-        };
-        ObstacleStep {
-            obstacle: k,
-            field: Field::Grid(k),
-            start: at,
-            end: at,
-            friction: scene.obstacles[0].friction,
-            thickness: scene.obstacles[0].thickness,
-        }
+        let at = DVec3::new([-0.1, 0.1][k], 0.08, 0.0);
+        ball(k, at, at)
     });
     let grids = vec![Arc::clone(&grids[0]), Arc::clone(&grids[0])];
     let input = StepInput {
@@ -102,18 +99,13 @@ fn contact_response_matches_the_cpu_from_identical_states() {
         obstacles: &twice,
         ..scene.unconstrained_step()
     };
-    let (c, g) = {
-        let both = step_both(&scene, &x, &v, &ch, &input);
-        (both.rc.contact, both.rg.contact)
-    };
-    println!(
-        "inside two: depths cpu {:.2e} {:.2e} {:.2e}, gpu {:.2e} {:.2e} {:.2e}",
-        c.penetration, c.unlifted, c.edge_penetration, g.penetration, g.unlifted, g.edge_penetration
+    let Both { rc, rg, .. } = step_both(&scene, &x, &v, &ch, &input);
+    same_depths("inside two", &rc.contact, &rg.contact);
+    assert!(
+        rc.contact.penetration > 1e-3,
+        "nothing left inside the balls: {:?}",
+        rc.contact
     );
-    assert!(c.penetration > 1e-3, "nothing left inside the balls: {c:?}");
-    for (a, b) in c.depths().into_iter().zip(g.depths()) {
-        assert!((a - b).abs() < 1e-5, "cpu {a} gpu {b}");
-    }
 }
 
 /// The pressed specimen a while after its flap is let go: part of the cloth
