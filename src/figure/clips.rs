@@ -92,19 +92,18 @@ const LIFT_THIGH: f64 = 80.0;
 /// one, so that lifting a leg left the knees 0.85 of sitting's.
 const STANDING_HIP: f64 = 25.0;
 
-/// The share of a pelvic tilt that the lower back undoes (the chest
-/// undoes the rest), so that the trunk stays upright: the lumbar spine
-/// bends over its whole length rather than at the waist alone, where
-/// trousers are held (all at the waist stretched the waistband's back
-/// by half).
-const LUMBAR_SHARE: f64 = 0.25;
-
-/// Rolls the pelvis back by `tilt` (rad) and the spine and chest forward
-/// by as much in all, so that the trunk stays as it was.
+/// Rolls the pelvis back by `tilt` (rad) and the chest forward by as
+/// much, so that the trunk stays upright. The spine (the lower back, up
+/// to the chest's joint 19 cm above the waist) rolls with the pelvis: the
+/// waistband, held at the waist, rides on skin that does not stretch, and
+/// the trunk straightens above it. With a quarter of the roll undone at
+/// the spine's joint, at the waist, the skin there (the waistband's, and
+/// the bottom of the spine's blend) stretched 26% at the back and 23% at
+/// the sides, and the full-resolution trousers' waistband edges, which
+/// follow it, 30.5% (2026-12-03; docs/garments.md).
 fn tilt_pelvis(p: &mut Pose, tilt: f64) {
     p.rotations[Bone::Pelvis.index()] = DQuat::from_rotation_x(-tilt);
-    p.rotations[Bone::Spine.index()] = DQuat::from_rotation_x(tilt * LUMBAR_SHARE);
-    p.rotations[Bone::Chest.index()] = DQuat::from_rotation_x(tilt * (1.0 - LUMBAR_SHARE));
+    p.rotations[Bone::Chest.index()] = DQuat::from_rotation_x(tilt);
 }
 
 /// Moves the whole body so that the hip joint at `hip` in the rest pose

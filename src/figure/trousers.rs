@@ -45,6 +45,13 @@ const MIDDLE: f64 = 0.012;
 /// band's columns under the seam's back split into 8 mm pieces (44%;
 /// docs/garments.md).
 const EVEN: f64 = 0.04;
+/// The waistband's height below the waist, m: the band the scenes attach
+/// to the hips, on the skin that rides on the pelvis alone. Below it, the
+/// skin at the sides of the hips is in the thighs' blend and stretches as
+/// they rise (15% sitting 2.5 to 3 cm below the waist, 44% at 5 cm):
+/// attached down to 3 cm, the full trousers' lowest attached ring
+/// stretched with it, 30.1% seated (7.8 mm edges, 2026-12-07).
+const WAISTBAND: f64 = 0.0175;
 /// The knees group's reach above and below the knee, m.
 const KNEES: f64 = 0.08;
 /// How far the crotch seam hangs below the body's crotch at most, m.
@@ -341,7 +348,7 @@ fn groups(
         PELVIS_Z,
     );
     let mut g = BTreeMap::new();
-    g.insert("waistband", select(x, all_pelvis.clone(), |p| p.y >= WAIST - 0.03));
+    g.insert("waistband", select(x, all_pelvis.clone(), |p| p.y >= WAIST - WAISTBAND));
     g.insert("hems", select(x, all_legs(), |p| p.y <= HEM + 0.03));
     g.insert("knees", select(x, all_legs(), |p| (p.y - KNEE.y).abs() <= KNEES));
     // The seat: what sits on a seat, the back below the waistband, over
