@@ -41,7 +41,8 @@ const MIDDLE: f64 = 0.012;
 /// Over 7 cm the inner thigh's ring edges under the crotch kept the seam's
 /// crowding (8.4 mm at 2 cm edges) and lifting a leg stretched them 37.1%
 /// (cotton; denim 35.3%); over 4 cm they are 10.4 mm and the worst edge,
-/// under the back of the crotch seam, 30.4% (denim 31.8%); over 2.5 cm the
+/// under the back of the crotch seam, 30.4% (denim 31.8%; 29.3% and 31.2%
+/// since 2026-12-07); over 2.5 cm the
 /// band's columns under the seam's back split into 8 mm pieces (44%;
 /// docs/garments.md).
 const EVEN: f64 = 0.04;
