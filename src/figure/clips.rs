@@ -97,10 +97,10 @@ const STANDING_HIP: f64 = 25.0;
 /// to the chest's joint 19 cm above the waist) rolls with the pelvis: the
 /// waistband, held at the waist, rides on skin that does not stretch, and
 /// the trunk straightens above it. With a quarter of the roll undone at
-/// the spine's joint, at the waist, the skin there (the waistband's, and
-/// the bottom of the spine's blend) stretched 26% at the back and 23% at
-/// the sides, and the full-resolution trousers' waistband edges, which
-/// follow it, 30.5% (2026-12-03; docs/garments.md).
+/// the spine's joint, at the waist, the skin under the waistband, where
+/// the pelvis's and the spine's parts blend, stretched 26% at the back
+/// and 23% at the sides, and the full-resolution trousers' waistband
+/// edges, which follow it, 30.5% (2026-12-03; docs/garments.md).
 fn tilt_pelvis(p: &mut Pose, tilt: f64) {
     p.rotations[Bone::Pelvis.index()] = DQuat::from_rotation_x(-tilt);
     p.rotations[Bone::Chest.index()] = DQuat::from_rotation_x(tilt);
