@@ -424,7 +424,8 @@ fn outputs_of_the_wrong_kind_name_their_option() {
 /// byte of what they leave: every variant's frames and run record, and the
 /// contact sheet, are the same with one job and with three (more than this
 /// machine's cores). Only the timings (metrics.csv's ms_per_step, the
-/// summaries' wall seconds) may differ.
+/// summaries' wall seconds) may differ. `--variants` runs only those
+/// named, to the same bytes as in the whole experiment's run.
 #[test]
 fn experiment_variants_run_side_by_side_to_the_same_bytes() {
     fn files(dir: &std::path::Path, under: &std::path::Path, out: &mut Vec<(String, Vec<u8>)>) {
@@ -442,9 +443,10 @@ fn experiment_variants_run_side_by_side_to_the_same_bytes() {
     }
     let out = temp("cli-jobs");
     let mut runs = Vec::new();
-    for jobs in ["1", "3"] {
+    let chosen = "time-independent-long,short";
+    for (jobs, variants) in [("1", None), ("3", None), ("2", Some(chosen))] {
         let dir = out.join(jobs);
-        let o = crease(&[
+        let mut args = vec![
             "experiment",
             "twist-flatten",
             "--backend",
@@ -452,14 +454,31 @@ fn experiment_variants_run_side_by_side_to_the_same_bytes() {
             "--quiet",
             "--jobs",
             jobs,
-            "--out",
-            dir.to_str().unwrap(),
-        ]);
+        ];
+        args.extend(variants.map(|v| ["--variants", v]).into_iter().flatten());
+        args.extend(["--out", dir.to_str().unwrap()]);
+        let o = crease(&args);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         let mut found = Vec::new();
         files(&dir, &dir, &mut found);
         runs.push(found);
     }
+    // Only the chosen variants ran, each to the bytes of the whole run.
+    let some = runs.pop().unwrap();
+    let ran = |name: &str| ["short/", "time-independent-long/"].iter().any(|v| name.starts_with(v));
+    assert!(some.iter().any(|(name, _)| name.starts_with("short/frames/")));
+    for (name, bytes) in &some {
+        if name != "sheet.png" {
+            assert!(ran(name), "{name} is not of a chosen variant");
+            let whole = runs[0].iter().find(|(n, _)| n == name);
+            assert!(
+                whole.is_some_and(|w| &w.1 == bytes),
+                "{name} differs from the whole experiment's"
+            );
+        }
+    }
+    let chosen_files = runs[0].iter().filter(|(name, _)| ran(name)).count();
+    assert_eq!(some.len(), chosen_files + 1, "the chosen variants' files and the sheet");
     let frames = runs[0].iter().filter(|(name, _)| name.ends_with(".obj")).count();
     assert!(
         frames >= 12 && runs[0].iter().any(|(name, _)| name == "sheet.png"),

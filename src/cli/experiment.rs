@@ -27,6 +27,11 @@ pub struct ExperimentArgs {
     /// time. The results are the same bytes whatever the number.
     #[arg(long)]
     pub jobs: Option<usize>,
+    /// Run only these variants (comma-separated, e.g.
+    /// cotton-sit-long,cotton-sit-short); the tables and pictures then
+    /// show only them.
+    #[arg(long, value_delimiter = ',', value_name = "NAME,...")]
+    pub variants: Vec<String>,
 }
 
 pub fn experiment(args: ExperimentArgs) -> Result<()> {
@@ -37,9 +42,13 @@ pub fn experiment(args: ExperimentArgs) -> Result<()> {
         set,
         quiet,
         jobs,
+        variants,
     } = args;
     super::check_jobs(jobs, "variants run")?;
-    let exp = crease::experiment::find(&name)?;
+    let mut exp = crease::experiment::find(&name)?;
+    if !variants.is_empty() {
+        exp.keep(&variants)?;
+    }
     let out_dir = out.unwrap_or_else(|| PathBuf::from("out").join(&name));
     super::check_output("--out", &out_dir, true)?;
     let count = exp.variants.len();
