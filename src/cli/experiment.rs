@@ -23,8 +23,9 @@ pub struct ExperimentArgs {
     #[arg(long)]
     pub quiet: bool,
     /// Variants run at once on the CPU backend, sharing the cores (default:
-    /// one per core, each on one thread); the GPU backend runs one at a
-    /// time. The results are the same bytes whatever the number.
+    /// one per core, or per variant where there are fewer); the GPU
+    /// backend runs one at a time. The results are the same bytes whatever
+    /// the number.
     #[arg(long)]
     pub jobs: Option<usize>,
     /// Run only these variants (comma-separated, e.g.
@@ -65,7 +66,9 @@ pub fn experiment(args: ExperimentArgs) -> Result<()> {
             1
         }
         (true, _) => 1,
-        (false, n) => n.unwrap_or(cores),
+        // No more at once than there are variants, so that one variant
+        // (`--variants`) gets every core.
+        (false, n) => n.unwrap_or(cores).min(count.max(1)),
     };
     // The cores shared among the variants running at once.
     let threads = (cores / jobs).max(1);
