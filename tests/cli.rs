@@ -491,3 +491,45 @@ fn experiment_variants_run_side_by_side_to_the_same_bytes() {
     }
     std::fs::remove_dir_all(&out).ok();
 }
+
+/// An experiment run into the folder of an earlier one replaces its
+/// record: the pictures the old `experiment.json` named are removed (a run
+/// of fewer variants would otherwise leave an older difference picture
+/// beside its own), a name that leaves the folder is not followed, and the
+/// new record lists only the variants that ran.
+#[test]
+fn an_experiment_replaces_the_record_of_an_earlier_one() {
+    let out = temp("cli-old-record");
+    let dir = out.join("exp");
+    std::fs::create_dir_all(&dir).unwrap();
+    let old = r#"{"experiment": "twist-flatten", "variants": [], "pictures": ["old.png", "../outside.png"]}"#;
+    std::fs::write(dir.join("experiment.json"), old).unwrap();
+    std::fs::write(dir.join("old.png"), b"old").unwrap();
+    std::fs::write(out.join("outside.png"), b"keep").unwrap();
+    std::fs::write(dir.join("notes.txt"), b"keep").unwrap();
+    let o = crease(&[
+        "experiment",
+        "twist-flatten",
+        "--backend",
+        "cpu",
+        "--quiet",
+        "--variants",
+        "short",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!dir.join("old.png").exists(), "the old record's picture is still there");
+    assert!(out.join("outside.png").exists() && dir.join("notes.txt").exists());
+    let record: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("experiment.json")).unwrap()).unwrap();
+    let names: Vec<&str> = record["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["short"]);
+    assert_eq!(record["pictures"], serde_json::json!(["sheet.png"]));
+    std::fs::remove_dir_all(&out).ok();
+}

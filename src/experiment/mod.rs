@@ -238,6 +238,7 @@ pub fn run(
         })
         .collect();
     output::check_room(&planned, out_dir, true)?;
+    clear_previous(out_dir)?;
     let variants = crate::util::jobs::each(jobs, scenes.len(), |k| {
         started(k, &exp.variants[k].name);
         run_variant(exp, &exp.variants[k], &scenes[k].1, user_sets, out_dir, backend)
@@ -275,6 +276,33 @@ pub fn run(
     let text = serde_json::to_string_pretty(&result).map_err(|e| Error::Step(format!("experiment.json: {e}")))?;
     crate::util::write_atomic(&out_dir.join("experiment.json"), text.as_bytes())?;
     Ok(result)
+}
+
+/// Removes an earlier experiment's record from `out_dir`: its
+/// `experiment.json` and the pictures it names (plain file names in the
+/// folder, nothing else), so that a run of fewer variants (`--variants`)
+/// never leaves an older run's difference picture or figure beside its
+/// own record. The variants' folders are each cleared by their own run;
+/// other variants' folders are left as they are.
+fn clear_previous(out_dir: &Path) -> Result<()> {
+    let record = out_dir.join("experiment.json");
+    let Ok(text) = std::fs::read_to_string(&record) else {
+        return Ok(());
+    };
+    let old: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+    let pictures = old["pictures"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|p| p.as_str());
+    let plain = pictures.filter(|p| Path::new(p).file_name().is_some_and(|f| f == std::ffi::OsStr::new(p)));
+    for path in plain.map(|p| out_dir.join(p)).chain([record]) {
+        match std::fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(Error::io(&path, e)),
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
