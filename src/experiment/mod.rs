@@ -296,13 +296,7 @@ fn clear_previous(out_dir: &Path) -> Result<()> {
         .flatten()
         .filter_map(|p| p.as_str());
     let plain = pictures.filter(|p| Path::new(p).file_name().is_some_and(|f| f == std::ffi::OsStr::new(p)));
-    for path in plain.map(|p| out_dir.join(p)).chain([record]) {
-        match std::fs::remove_file(&path) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(Error::io(&path, e)),
-            _ => {}
-        }
-    }
-    Ok(())
+    crate::util::remove_files(plain.map(|p| out_dir.join(p)).chain([record]))
 }
 
 #[cfg(test)]

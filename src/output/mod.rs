@@ -394,13 +394,7 @@ fn blown_up(sim: &Simulation, row: &MetricsRow) -> Result<()> {
 /// checkpoint, which `crease resume` would continue. Nothing else there is
 /// touched.
 fn clear_previous(out_dir: &Path) -> Result<()> {
-    for path in previous_outputs(out_dir) {
-        match std::fs::remove_file(&path) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(Error::io(&path, e)),
-            _ => {}
-        }
-    }
-    Ok(())
+    crate::util::remove_files(previous_outputs(out_dir))
 }
 
 /// The files a run writes in `out_dir` (those there now, and the fixed

@@ -92,6 +92,18 @@ pub fn remove_leftovers(dir: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Removes each of `paths` that exists (a run's earlier outputs); one
+/// that is not there is no error.
+pub fn remove_files(paths: impl IntoIterator<Item = std::path::PathBuf>) -> Result<()> {
+    for path in paths {
+        match std::fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(Error::io(&path, e)),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::{Appended, is_leftover};

@@ -11,7 +11,7 @@ pub mod memory;
 pub mod numbered;
 mod rows;
 
-pub use atomic::{Appended, remove_leftovers, write_atomic, write_atomic_with};
+pub use atomic::{Appended, remove_files, remove_leftovers, write_atomic, write_atomic_with};
 pub use csv::Table;
 pub use hash::Fnv;
 pub use image::{Image, register_font};
