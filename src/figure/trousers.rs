@@ -351,7 +351,11 @@ fn groups(
     let mut g = BTreeMap::new();
     g.insert("waistband", select(x, all_pelvis.clone(), |p| p.y >= WAIST - WAISTBAND));
     g.insert("hems", select(x, all_legs(), |p| p.y <= HEM + 0.03));
-    g.insert("knees", select(x, all_legs(), |p| (p.y - KNEE.y).abs() <= KNEES));
+    let knee = |p: DVec3| (p.y - KNEE.y).abs() <= KNEES;
+    g.insert("knees", select(x, all_legs(), knee));
+    // Each knee on its own too: lifting a leg bends one.
+    g.insert("left_knee", select(x, leg(0), knee));
+    g.insert("right_knee", select(x, leg(1), knee));
     // The seat: what sits on a seat, the back below the waistband, over
     // the buttocks and down the thighs to the knees' band. Sitting, the
     // cloth over the buttocks is pulled taut and the folds form below
@@ -388,8 +392,27 @@ mod tests {
             &shape,
             2_500..4_000,
             3,
-            &["waistband", "hems", "knees", "seat", "crotch"],
+            &[
+                "waistband",
+                "hems",
+                "knees",
+                "left_knee",
+                "right_knee",
+                "seat",
+                "crotch",
+            ],
         );
+        // Each knee's group is the knees' band on its own leg.
+        let group = |g: &str| &t.named_sets[&format!("group:{g}")];
+        let mut both: Vec<u32> = group("left_knee").iter().chain(group("right_knee")).copied().collect();
+        both.sort_unstable();
+        assert_eq!(&both, group("knees"));
+        for (knee, leg) in [("left_knee", "left_leg"), ("right_knee", "right_leg")] {
+            assert!(
+                group(knee).iter().all(|v| group(leg).binary_search(v).is_ok()),
+                "{knee}"
+            );
+        }
         let p = t.polygons.as_ref().unwrap();
         let (lo, hi) = p
             .texcoords
