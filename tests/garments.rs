@@ -222,6 +222,27 @@ fn sitting_leaves_more_at_the_knees_than_lifting_a_leg() {
     assert!(sit.plastic("knees") > 1.2 * lift.plastic("knees"));
 }
 
+/// The set is the pose's: the same trousers on a mannequin that stands
+/// still through the same timeline (the `a-pose` clip, no seat) keep under
+/// a tenth of the sit's plastic bend at the knees and the seat after the
+/// long hold. Measured here (3.5 cm edges): no hinge of the standing
+/// trousers yields, against the sit's 0.0849 rad at the knees and 0.0177
+/// at the seat (2026-12-07). At the pictures' 2 cm edges
+/// (`crease experiment trousers --variants cotton-sit-long --set
+/// obstacles.body.shape.mannequin.clip=a-pose`): 0.00003 rad at the knees
+/// against the sit's 0.0559, 0.00001 at the seat against 0.0169.
+#[test]
+fn standing_still_leaves_no_set() {
+    let sit = run("cotton-sit-long", &[]);
+    let stand = run("cotton-sit-long", &["obstacles.body.shape.mannequin.clip=a-pose"]);
+    for group in ["knees", "seat"] {
+        let (s, a) = (sit.plastic(group), stand.plastic(group));
+        println!("{group}: {a:.2e} rad standing still, {s:.5} after sitting");
+        assert!(s > 0.005, "{group}: the sit leaves a set to compare: {s}");
+        assert!(a < 0.1 * s, "{group}: standing {a} vs sitting {s}");
+    }
+}
+
 /// Gong Fig. 6 e-h: the same trousers with the body taken away, hanging
 /// from the waistband. They keep the set they took on the body (at the
 /// knees and the seat they lose at most 5% of it; hanging may add a little,
