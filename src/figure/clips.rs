@@ -34,16 +34,6 @@ pub const SEAT_GAP: f64 = 0.015;
 /// buttocks bear on it from z = -0.33 back.
 pub const SEAT_FOOTPRINT: [[f64; 2]; 2] = [[-0.26, -0.62], [0.26, -0.12]];
 
-/// The radius of the seat's top front edge, m, where the backs of the
-/// thighs slide off as the body stands up: a cushion's rounded edge. A
-/// square one held a cloth vertex on it by friction while the thigh rose
-/// (the capstan rule: the whole wrap over the edge bore on that vertex)
-/// and stretched the full trousers' edges there to 38% (docs/garments.md).
-pub const SEAT_EDGE: f64 = 0.03;
-
-/// The facets of the seat's rounded edge: 11.25 degrees each.
-const SEAT_ARC: usize = 8;
-
 pub const CLIPS: [Clip; 4] = [Clip::APose, Clip::LiftLeg, Clip::Sit, Clip::BendArms];
 
 /// How long a clip takes to reach its pose, holds it and comes back, s.
@@ -255,38 +245,24 @@ pub fn seat(m: &Mannequin) -> (DVec3, DVec3) {
     (lo, DVec3::new(hi.x, bottom - SEAT_GAP, hi.z))
 }
 
-/// The seat's surface: the box from `lo` to `hi` with its top front edge
-/// rounded to [`SEAT_EDGE`] in [`SEAT_ARC`] facets, its vertices and
-/// outward triangles. The profile (z, y) runs round the box's side, one
-/// copy at each end of the seat (x = lo and hi), joined by quads and
-/// closed by a fan at each end (the profile is convex).
-fn seat_mesh(lo: DVec3, hi: DVec3) -> (Vec<DVec3>, Vec<[u32; 3]>) {
-    let r = SEAT_EDGE;
-    let mut profile = vec![[lo.z, lo.y], [hi.z, lo.y]];
-    for k in 0..=SEAT_ARC {
-        let a = std::f64::consts::FRAC_PI_2 * k as f64 / SEAT_ARC as f64;
-        profile.push([hi.z - r + r * a.cos(), hi.y - r + r * a.sin()]);
-    }
-    profile.push([lo.z, hi.y]);
-    let n = profile.len() as u32;
-    let vertices = [lo.x, hi.x]
-        .iter()
-        .flat_map(|&x| profile.iter().map(move |p| DVec3::new(x, p[1], p[0])))
+/// A closed box's corners and outward triangles.
+fn box_mesh(lo: DVec3, hi: DVec3) -> (Vec<DVec3>, Vec<[u32; 3]>) {
+    let corners = (0..8)
+        .map(|k| DVec3::new([lo.x, hi.x][k & 1], [lo.y, hi.y][(k >> 1) & 1], [lo.z, hi.z][k >> 2]))
         .collect();
-    // The profile runs anticlockwise seen from -x, so the fan at x = lo
-    // follows it and the one at x = hi runs against it; the quad from
-    // point i to the next, j, is (i, i + n, j + n, j), outward.
-    let mut faces = Vec::new();
-    for i in 0..n {
-        let j = (i + 1) % n;
-        faces.push([i, i + n, j + n]);
-        faces.push([i, j + n, j]);
-    }
-    for i in 1..n - 1 {
-        faces.push([0, i, i + 1]);
-        faces.push([n, n + i + 1, n + i]);
-    }
-    (vertices, faces)
+    let quads = [
+        [0, 2, 3, 1], // z = lo
+        [4, 5, 7, 6], // z = hi
+        [0, 1, 5, 4], // y = lo
+        [2, 6, 7, 3], // y = hi
+        [0, 4, 6, 2], // x = lo
+        [1, 3, 7, 5], // x = hi
+    ];
+    let faces = quads
+        .iter()
+        .flat_map(|q| [[q[0], q[1], q[2]], [q[0], q[2], q[3]]])
+        .collect();
+    (corners, faces)
 }
 
 /// Most frames a clip is written as: its frames' names have four digits.
@@ -336,7 +312,7 @@ pub fn write(m: &Mannequin, clip: Clip, timing: &Timing, fps: f64, dir: &Path) -
     }
     let seat = (clip == Clip::Sit).then(|| {
         let (lo, hi) = seat(m);
-        seat_mesh(lo, hi)
+        box_mesh(lo, hi)
     });
     for k in 0..frames {
         let x = m.posed(&clip.pose_at(k as f64 / fps, timing));
@@ -367,7 +343,6 @@ pub fn write(m: &Mannequin, clip: Clip, timing: &Timing, fps: f64, dir: &Path) -
 mod tests {
     use super::*;
     use crate::figure::skeleton::KNEE;
-    use glam::DVec2;
 
     #[test]
     fn a_clip_has_at_most_as_many_frames_as_four_digits_number() {
@@ -382,42 +357,6 @@ mod tests {
         for (hold, fps) in [(9996.5, 1.0), (1e300, 24.0), (0.5, f64::INFINITY)] {
             let e = Clip::Sit.frames(&timing(hold), fps).unwrap_err();
             assert!(e.contains("9999") && e.contains("lower fps"), "{e}");
-        }
-    }
-
-    #[test]
-    fn the_seat_is_a_closed_box_with_its_top_front_edge_rounded() {
-        let (lo, hi) = (DVec3::new(-0.26, 0.0, -0.62), DVec3::new(0.26, 0.34, -0.12));
-        let (v, f) = seat_mesh(lo, hi);
-        // Every side is shared by two triangles that run it both ways.
-        let mut sides = std::collections::BTreeMap::new();
-        for t in &f {
-            for k in 0..3 {
-                *sides.entry((t[k], t[(k + 1) % 3])).or_insert(0) += 1;
-            }
-        }
-        assert!(
-            sides
-                .iter()
-                .all(|(&(a, b), &c)| c == 1 && sides.get(&(b, a)) == Some(&1))
-        );
-        // Outward: the signed volume is the box's less the rounded corner's
-        // (a quarter circle's facets, inscribed), and every point lies on
-        // the box or its rounded edge.
-        let volume: f64 = f
-            .iter()
-            .map(|t| v[t[0] as usize].dot(v[t[1] as usize].cross(v[t[2] as usize])) / 6.0)
-            .sum();
-        let (w, r) = (hi - lo, SEAT_EDGE);
-        let facets = SEAT_ARC as f64 * 0.5 * r * r * (std::f64::consts::FRAC_PI_2 / SEAT_ARC as f64).sin();
-        let corner = r * r - facets;
-        assert!((volume - w.x * (w.y * w.z - corner)).abs() < 1e-12, "{volume}");
-        let centre = DVec2::new(hi.z - r, hi.y - r);
-        for p in &v {
-            let q = DVec2::new(p.z, p.y);
-            let on_arc = q.x > centre.x && q.y > centre.y;
-            assert!(!on_arc || ((q - centre).length() - r).abs() < 1e-12, "{p}");
-            assert!(p.cmpge(lo - 1e-12).all() && p.cmple(hi + 1e-12).all(), "{p}");
         }
     }
 

@@ -53,13 +53,12 @@ fn remove_abandoned(root: &Path) {
 pub fn cached_clip(clip: Clip, timing: &Timing, fps: f64) -> Result<PathBuf> {
     let bones: Vec<_> = skeleton::BONES.iter().map(|b| (b, b.joint())).collect();
     let recipe = format!(
-        "{VERSION} {:?} {bones:?} {} {:?} {timing:?} {fps} {:?} {} {}",
+        "{VERSION} {:?} {bones:?} {} {:?} {timing:?} {fps} {:?} {}",
         shape::parts(),
         clip.name(),
         clip.pose(1.0),
         clips::SEAT_FOOTPRINT,
-        clips::SEAT_GAP,
-        clips::SEAT_EDGE
+        clips::SEAT_GAP
     );
     let key = Fnv::default().bytes(recipe.as_bytes()).finish();
     let root = cache_dir().join("mannequin");
